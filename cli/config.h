@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* config.h - /etc/rxe/rxe.conf (inih): one [NETDEV] section per netdev, see rxe.conf(5). */
+#ifndef RXECTL_CONFIG_H
+#define RXECTL_CONFIG_H
+
+#include <stddef.h>
+#include <net/if.h>
+#include "rdma_nl.h"
+
+struct rxe_conf_entry {
+	char netdev[IF_NAMESIZE];		/* the section name */
+	char name[RXE_IBDEV_NAME_MAX];		/* `name =`, default rxe_<netdev> */
+	unsigned int line;			/* line of the [section] header */
+};
+
+struct rxe_conf {
+	char *path;				/* as given, for messages */
+	struct rxe_conf_entry *entries;
+	size_t n;
+};
+
+/*
+ * Parse the whole file before anything acts on it.  Returns 0, -ENOENT
+ * when the file does not exist (nothing printed: the caller decides),
+ * or -EINVAL after printing "rxectl: FILE:LINE: <what is wrong>" via log.
+ * On error *conf is left empty.
+ */
+int config_load(const char *path, struct rxe_conf *conf);
+/* Same on a string; `label` stands in for the file name in messages. */
+int config_parse_string(const char *text, const char *label, struct rxe_conf *conf);
+void config_free(struct rxe_conf *conf);
+
+const struct rxe_conf_entry *config_find_netdev(const struct rxe_conf *conf, const char *netdev);
+const struct rxe_conf_entry *config_find_name(const struct rxe_conf *conf, const char *name);
+
+#endif

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* netdev.h - network interfaces over rtnetlink (libnl-route-3): links and addresses. */
+#ifndef RXECTL_NETDEV_H
+#define RXECTL_NETDEV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
+struct netdev_ctx;
+
+/* 0 or negative errno. */
+int netdev_open(struct netdev_ctx **out);
+void netdev_close(struct netdev_ctx *nd);
+
+struct netdev_info {
+	int ifindex;
+	char name[IF_NAMESIZE];
+	unsigned int mtu;
+	unsigned int flags;		/* IFF_UP, IFF_RUNNING, IFF_LOWER_UP, ... */
+	bool carrier;
+	char operstate[16];		/* "up", "down", "lowerlayerdown", "unknown", ... */
+	char kind[32];			/* "veth", "dummy", "bridge", ... or "" */
+	char master[IF_NAMESIZE];	/* "" when none */
+	unsigned char hwaddr[32];
+	unsigned int hwaddr_len;
+};
+
+/* Fresh queries (no cache), so callers can poll.  -ENODEV when absent. */
+int netdev_get_by_name(struct netdev_ctx *nd, const char *name, struct netdev_info *out);
+int netdev_get_by_index(struct netdev_ctx *nd, int ifindex, struct netdev_info *out);
+
+struct netdev_addr {
+	int family;			/* AF_INET or AF_INET6 */
+	unsigned char addr[16];		/* network byte order; 4 bytes used for AF_INET */
+	unsigned int prefixlen;
+	int scope;			/* RT_SCOPE_UNIVERSE, RT_SCOPE_LINK, ... */
+	char str[INET6_ADDRSTRLEN];
+};
+
+/* Addresses on one interface; *out is malloc'd (free() it). */
+int netdev_get_addrs(struct netdev_ctx *nd, int ifindex, struct netdev_addr **out, size_t *n);
+
+#endif

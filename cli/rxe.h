@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* rxe.h - the device model every command builds on: which rxe devices exist, their state, GIDs. */
+#ifndef RXECTL_RXE_H
+#define RXECTL_RXE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <net/if.h>
+#include "rxectl.h"
+#include "rdma_nl.h"
+#include "netdev.h"
+#include "verbs.h"
+
+/* One rxe device as RDMA netlink sees it (port 1: rxe has one port). */
+struct rxe_dev {
+	uint32_t index;				/* RDMA device index */
+	char name[RXE_IBDEV_NAME_MAX];
+	uint32_t port;				/* always 1 for rxe */
+	uint8_t state;				/* IB port state, RDMA_PORT_ACTIVE == 4 */
+	uint8_t phys_state;
+	char netdev[IF_NAMESIZE];		/* "" if the netdev is gone */
+	uint32_t ndev_index;
+};
+
+/*
+ * Every rxe device (other RDMA devices are skipped), sorted by name.
+ * *out is malloc'd (free() it).  Returns 0 or a negative errno after
+ * printing why.
+ */
+int rxe_list(struct rxectl *ctx, struct rxe_dev **out, size_t *n);
+/* Lookups in a list from rxe_list(); NULL if none. */
+const struct rxe_dev *rxe_find_by_name(const struct rxe_dev *v, size_t n, const char *name);
+const struct rxe_dev *rxe_find_by_netdev(const struct rxe_dev *v, size_t n, const char *netdev);
+
+/* What status and up print about one device. */
+struct rxe_details {
+	bool have_verbs;			/* port/gids below are valid */
+	struct verbs_port port;			/* active MTU, GID table */
+	bool have_netdev;
+	struct netdev_info netdev;		/* netdev MTU, flags, operstate */
+	struct netdev_addr *addrs;		/* the netdev's IP addresses */
+	size_t n_addrs;
+	const char *driver;			/* "in-tree", "bundled" or NULL */
+	int gid_index;				/* recommended GID index, -1 if none */
+};
+
+/* Gather details (never fails hard: missing pieces are left unset). */
+void rxe_describe(struct rxectl *ctx, const struct rxe_dev *d, struct rxe_details *out);
+void rxe_details_free(struct rxe_details *det);
+
+/*
+ * The GID index applications should use: the first RoCE v2 GID that maps
+ * to an IPv4 address of the netdev; failing that, to a global IPv6
+ * address; failing that, to a link-local one.  -1 if there is none.
+ */
+int rxe_recommend_gid(const struct verbs_gid *gids, size_t n_gids,
+		      const struct netdev_addr *addrs, size_t n_addrs);
+
+/*
+ * Print one device through ctx->out (an object; in JSON inside whatever
+ * array/object is open).  Fields: name, index, netdev, port, state,
+ * physical_state, active_mtu, netdev_mtu, driver, gid_index, gids[]
+ * (index, gid, type, ip).
+ */
+void rxe_print_device(struct rxectl *ctx, const struct rxe_dev *d, const struct rxe_details *det);
+
+/* Look up the rxe device on `netdev` (or named `name`); 0, -ENOENT, or negative errno. */
+int rxe_lookup(struct rxectl *ctx, const char *name_or_netdev, struct rxe_dev *out);
+
+#endif
