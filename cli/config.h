@@ -4,7 +4,9 @@
 #define RXECTL_CONFIG_H
 
 #include <stddef.h>
-#include <net/if.h>
+#ifndef IF_NAMESIZE
+#define IF_NAMESIZE 16		/* as in <net/if.h>, which clashes with <linux/if.h> */
+#endif
 #include "rdma_nl.h"
 
 struct rxe_conf_entry {

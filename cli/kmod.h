@@ -21,6 +21,9 @@ int module_load(const char *name);
  * fix and returns a negative errno on failure. */
 int modules_load_rxe(void);
 
+/* The one sentence for a kernel without RDMA support (no ib_core, no RDMA netlink). */
+void report_no_rdma_kernel(void);
+
 /* "in-tree", "bundled", or NULL when rdma_rxe is not loaded: the bundled
  * driver's /sys/module/rdma_rxe/version starts with "rxectl-bundled". */
 const char *rxe_driver_kind(void);

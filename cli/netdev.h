@@ -6,7 +6,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <net/if.h>
+#ifndef IF_NAMESIZE
+#define IF_NAMESIZE 16		/* as in <net/if.h>, which clashes with <linux/if.h> */
+#endif
 #include <netinet/in.h>
 #include <arpa/inet.h>
 

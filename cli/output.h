@@ -25,6 +25,8 @@ struct output;
 struct output *output_new(bool json, FILE *fp);
 void output_free(struct output *o);
 bool output_is_json(const struct output *o);
+/* Switch mode before anything is printed (a command's own --json). */
+void output_set_json(struct output *o, bool json);
 /* JSON: print the document and reset.  Text: fflush.  Returns 0 or -errno. */
 int output_flush(struct output *o);
 

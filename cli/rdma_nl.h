@@ -6,7 +6,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <net/if.h>
+#ifndef IF_NAMESIZE
+#define IF_NAMESIZE 16		/* as in <net/if.h>, which clashes with <linux/if.h> */
+#endif
 #include <linux/netlink.h>
 
 /* include/rdma/ib_verbs.h: IB_DEVICE_NAME_MAX, including the NUL. */

@@ -6,7 +6,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <net/if.h>
+#ifndef IF_NAMESIZE
+#define IF_NAMESIZE 16		/* as in <net/if.h>, which clashes with <linux/if.h> */
+#endif
 #include "rxectl.h"
 #include "rdma_nl.h"
 #include "netdev.h"
@@ -65,7 +67,29 @@ int rxe_recommend_gid(const struct verbs_gid *gids, size_t n_gids,
  */
 void rxe_print_device(struct rxectl *ctx, const struct rxe_dev *d, const struct rxe_details *det);
 
-/* Look up the rxe device on `netdev` (or named `name`); 0, -ENOENT, or negative errno. */
-int rxe_lookup(struct rxectl *ctx, const char *name_or_netdev, struct rxe_dev *out);
+/*
+ * Is the device ready for applications: port ACTIVE, and a RoCE v2 GID for
+ * an address of the netdev of the best kind it has (IPv4, else global
+ * IPv6, else link-local)?  If not, `why` gets a sentence fragment saying
+ * what is missing and what to do.
+ */
+bool rxe_ready(const struct rxe_dev *d, const struct rxe_details *det, char *why, size_t len);
+
+/*
+ * The short form `up` prints: text is one sentence ("rxe_eth0 on eth0 is
+ * ACTIVE, active MTU 1024; applications should use GID index 1 (RoCE v2,
+ * 192.0.2.1)."); JSON is an object with name, netdev, state, active_mtu,
+ * gid_index, gid, ip, created.
+ */
+void rxe_print_summary(struct rxectl *ctx, const struct rxe_dev *d,
+		       const struct rxe_details *det, bool created);
+
+/*
+ * Print the one sentence for a failed RDMA netlink request and return
+ * RXECTL_FAIL: `what` is a phrase like "creating rxe_eth0 on eth0".
+ * -EPERM/-EACCES say that CAP_NET_ADMIN (root) is needed; anything else
+ * shows the kernel's extended-ACK text and strerror.
+ */
+int rxe_report_nl_error(struct rxectl *ctx, int err, const char *what);
 
 #endif

@@ -4,6 +4,7 @@
 #define RXECTL_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #ifndef RXECTL_VERSION
 #define RXECTL_VERSION "0.1.0"
@@ -44,6 +45,14 @@ struct rxectl {
 struct rdma_nl *ctx_rdma_nl(struct rxectl *ctx);
 /* Lazily open rtnetlink; NULL after printing why. */
 struct netdev_ctx *ctx_netdev(struct rxectl *ctx);
+/*
+ * Load ctx->config_path into *conf (see config.h).  A missing default file
+ * is an empty configuration; a missing file named with -c/$RXECTL_CONFIG is
+ * an error.  Returns RXECTL_OK, RXECTL_USAGE (malformed or missing file,
+ * message printed) or RXECTL_FAIL (unreadable).
+ */
+struct rxe_conf;
+int ctx_load_config(struct rxectl *ctx, struct rxe_conf *conf);
 /* Close whatever was opened. */
 void ctx_release(struct rxectl *ctx);
 
@@ -60,11 +69,18 @@ struct rxectl_command {
 /* The dispatch table (rxectl.c), terminated by a { NULL } entry. */
 extern const struct rxectl_command rxectl_commands[];
 
-/* Print "usage: rxectl NAME ARGS" for one command to stderr or stdout. */
+/* Print "usage: rxectl NAME ARGS" for one command to stdout (--help) or stderr. */
 void rxectl_command_usage(const char *name, bool to_stdout);
+/* Print "rxectl: <message>" and the command's usage line; returns RXECTL_USAGE. */
+int rxectl_usage_error(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Turn on JSON output (global --json or a command's own --json). */
+void ctx_set_json(struct rxectl *ctx);
+/* Print the general help (generated from rxectl_commands) to `fp`. */
+void rxectl_help(FILE *fp);
 
 int cmd_up(struct rxectl *ctx, int argc, char **argv);
 int cmd_down(struct rxectl *ctx, int argc, char **argv);
 int cmd_status(struct rxectl *ctx, int argc, char **argv);
+int cmd_help(struct rxectl *ctx, int argc, char **argv);
 
 #endif

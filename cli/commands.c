@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0
+/* commands.c - the dispatch table, and the help and usage text generated from it. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "log.h"
+#include "output.h"
+#include "rxectl.h"
+
+/* One line per command; keep in the order `rxectl --help` should show. */
+const struct rxectl_command rxectl_commands[] = {
+	{ "up",     cmd_up,     "[NETDEV [--name NAME]] [--wait SECONDS] [--json]",
+	  "create the rxe device on NETDEV, or on every netdev in the config file" },
+	{ "down",   cmd_down,   "NETDEV|DEVICE|--all [--json]",
+	  "delete the rxe device on NETDEV, or named DEVICE, or all of them" },
+	{ "status", cmd_status, "[--json]",
+	  "show every rxe device and every configured netdev that has none" },
+	{ "help",   cmd_help,   "",
+	  "show this help" },
+	{ NULL, NULL, NULL, NULL },
+};
+
+void rxectl_help(FILE *fp)
+{
+	fprintf(fp,
+		"usage: rxectl [-c FILE] [--json] [-v] COMMAND [ARGS...]\n"
+		"       rxectl --version | --help\n"
+		"\n"
+		"Manage Soft-RoCE (rdma_rxe) devices.\n"
+		"\n"
+		"Commands:\n");
+	for (const struct rxectl_command *c = rxectl_commands; c->name; c++)
+		fprintf(fp, "  %-8s %s\n", c->name, c->help);
+	fprintf(fp,
+		"\n"
+		"Options:\n"
+		"  -c, --config FILE  configuration file (default %s, or $RXECTL_CONFIG)\n"
+		"  -j, --json         print state as JSON\n"
+		"  -v, --verbose      say more about what is done (repeatable)\n"
+		"  -h, --help         show this help; `rxectl COMMAND --help` shows a command's usage\n"
+		"      --version      show the version\n"
+		"\n"
+		"Exit status: 0 success, 1 the operation failed, 2 usage error or bad input.\n"
+		"See rxectl(8) and rxe.conf(5).\n", RXECTL_DEFAULT_CONFIG);
+}
+
+void rxectl_command_usage(const char *name, bool to_stdout)
+{
+	FILE *fp = to_stdout ? stdout : stderr;
+
+	for (const struct rxectl_command *c = rxectl_commands; c->name; c++)
+		if (!strcmp(c->name, name)) {
+			fprintf(fp, "usage: rxectl %s%s%s\n", c->name, *c->args ? " " : "", c->args);
+			if (to_stdout)
+				fprintf(fp, "%s.\n", c->help);
+			return;
+		}
+}
+
+int rxectl_usage_error(const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vmsg(LOG_ERR, fmt, ap);
+	va_end(ap);
+	rxectl_command_usage(name, false);
+	return RXECTL_USAGE;
+}
+
+void ctx_set_json(struct rxectl *ctx)
+{
+	ctx->json = true;
+	if (ctx->out)
+		output_set_json(ctx->out, true);
+}
+
+int cmd_help(struct rxectl *ctx, int argc, char **argv)
+{
+	if (argc > 2)
+		return rxectl_usage_error("help", "'help' takes at most one command name.");
+	if (argc == 2) {
+		for (const struct rxectl_command *c = rxectl_commands; c->name; c++)
+			if (!strcmp(c->name, argv[1])) {
+				rxectl_command_usage(c->name, true);
+				return RXECTL_OK;
+			}
+		return log_error(RXECTL_USAGE, "unknown command '%s'; run `rxectl help` for the "
+				 "list of commands.", argv[1]);
+	}
+	rxectl_help(stdout);
+	return RXECTL_OK;
+}

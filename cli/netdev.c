@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0
+/* netdev.c - network interfaces over rtnetlink with libnl-route-3: links and addresses. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <netlink/netlink.h>
+#include <netlink/route/link.h>
+#include <netlink/route/addr.h>
+
+#include "netdev.h"
+
+struct netdev_ctx {
+	struct nl_sock *sock;
+};
+
+static int nlerr(int err)
+{
+	switch (err < 0 ? -err : err) {
+	case 0:			return 0;
+	case NLE_OBJ_NOTFOUND:
+	case NLE_NODEV:		return -ENODEV;
+	case NLE_PERM:		return -EPERM;
+	case NLE_NOMEM:		return -ENOMEM;
+	case NLE_INVAL:		return -EINVAL;
+	case NLE_PROTO_MISMATCH:
+	case NLE_OPNOTSUPP:	return -EOPNOTSUPP;
+	default:		return -EIO;
+	}
+}
+
+int netdev_open(struct netdev_ctx **out)
+{
+	struct netdev_ctx *nd = calloc(1, sizeof(*nd));
+	int err;
+
+	if (!nd)
+		return -ENOMEM;
+	nd->sock = nl_socket_alloc();
+	if (!nd->sock) {
+		free(nd);
+		return -ENOMEM;
+	}
+	err = nl_connect(nd->sock, NETLINK_ROUTE);
+	if (err < 0) {
+		nl_socket_free(nd->sock);
+		free(nd);
+		return nlerr(err);
+	}
+	*out = nd;
+	return 0;
+}
+
+void netdev_close(struct netdev_ctx *nd)
+{
+	if (!nd)
+		return;
+	nl_socket_free(nd->sock);
+	free(nd);
+}
+
+static int get_link(struct netdev_ctx *nd, int ifindex, const char *name, struct rtnl_link **link)
+{
+	int err = rtnl_link_get_kernel(nd->sock, ifindex, name, link);
+
+	return err < 0 ? nlerr(err) : 0;
+}
+
+static void fill_info(struct netdev_ctx *nd, struct rtnl_link *link, struct netdev_info *out)
+{
+	struct nl_addr *hw;
+	const char *kind;
+	int master;
+
+	memset(out, 0, sizeof(*out));
+	out->ifindex = rtnl_link_get_ifindex(link);
+	snprintf(out->name, sizeof(out->name), "%s", rtnl_link_get_name(link));
+	out->mtu = rtnl_link_get_mtu(link);
+	out->flags = rtnl_link_get_flags(link);
+	out->carrier = rtnl_link_get_carrier(link) > 0;
+	rtnl_link_operstate2str(rtnl_link_get_operstate(link), out->operstate, sizeof(out->operstate));
+	/* libnl spells them "up", "down", ...; the kernel's IF_OPER_* are all we rely on. */
+	kind = rtnl_link_get_type(link);
+	snprintf(out->kind, sizeof(out->kind), "%s", kind ? kind : "");
+	hw = rtnl_link_get_addr(link);
+	if (hw && nl_addr_get_len(hw) <= sizeof(out->hwaddr)) {
+		out->hwaddr_len = nl_addr_get_len(hw);
+		memcpy(out->hwaddr, nl_addr_get_binary_addr(hw), out->hwaddr_len);
+	}
+	master = rtnl_link_get_master(link);
+	if (master > 0) {
+		struct rtnl_link *m;
+
+		if (get_link(nd, master, NULL, &m) == 0) {
+			snprintf(out->master, sizeof(out->master), "%s", rtnl_link_get_name(m));
+			rtnl_link_put(m);
+		}
+	}
+}
+
+int netdev_get_by_name(struct netdev_ctx *nd, const char *name, struct netdev_info *out)
+{
+	struct rtnl_link *link;
+	int err;
+
+	if (!name || !*name || strlen(name) >= IF_NAMESIZE)
+		return -EINVAL;
+	err = get_link(nd, 0, name, &link);
+	if (err < 0)
+		return err;
+	fill_info(nd, link, out);
+	rtnl_link_put(link);
+	return 0;
+}
+
+int netdev_get_by_index(struct netdev_ctx *nd, int ifindex, struct netdev_info *out)
+{
+	struct rtnl_link *link;
+	int err;
+
+	if (ifindex <= 0)
+		return -ENODEV;
+	err = get_link(nd, ifindex, NULL, &link);
+	if (err < 0)
+		return err;
+	fill_info(nd, link, out);
+	rtnl_link_put(link);
+	return 0;
+}
+
+struct addr_walk {
+	int ifindex;
+	struct netdev_addr *v;
+	size_t n, cap;
+	int err;
+};
+
+static void addr_cb(struct nl_object *obj, void *arg)
+{
+	struct rtnl_addr *a = (struct rtnl_addr *)obj;
+	struct addr_walk *w = arg;
+	struct nl_addr *local;
+	struct netdev_addr *e;
+	int family;
+
+	if (w->err || rtnl_addr_get_ifindex(a) != w->ifindex)
+		return;
+	family = rtnl_addr_get_family(a);
+	if (family != AF_INET && family != AF_INET6)
+		return;
+	local = rtnl_addr_get_local(a);
+	if (!local || nl_addr_get_len(local) != (family == AF_INET ? 4u : 16u))
+		return;
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 8;
+		void *p = realloc(w->v, cap * sizeof(*w->v));
+
+		if (!p) {
+			w->err = -ENOMEM;
+			return;
+		}
+		w->v = p;
+		w->cap = cap;
+	}
+	e = &w->v[w->n++];
+	memset(e, 0, sizeof(*e));
+	e->family = family;
+	memcpy(e->addr, nl_addr_get_binary_addr(local), nl_addr_get_len(local));
+	e->prefixlen = rtnl_addr_get_prefixlen(a);
+	e->scope = rtnl_addr_get_scope(a);
+	inet_ntop(family, e->addr, e->str, sizeof(e->str));
+}
+
+int netdev_get_addrs(struct netdev_ctx *nd, int ifindex, struct netdev_addr **out, size_t *n)
+{
+	struct addr_walk w = { .ifindex = ifindex };
+	struct nl_cache *cache;
+	int err = rtnl_addr_alloc_cache(nd->sock, &cache);
+
+	if (err < 0)
+		return nlerr(err);
+	nl_cache_foreach(cache, addr_cb, &w);
+	nl_cache_free(cache);
+	if (w.err) {
+		free(w.v);
+		return w.err;
+	}
+	*out = w.v;
+	*n = w.n;
+	return 0;
+}
