@@ -270,8 +270,9 @@ static int transact(struct rdma_nl *nl, struct nlmsghdr *nlh, reply_fn fn, void 
 	int result = 0;
 
 	nl->ext_ack[0] = '\0';
-	log_debug("netlink: sending RDMA_NLDEV command %u (%u bytes)",
-		  RDMA_NL_GET_OP(nlh->nlmsg_type), nlh->nlmsg_len);
+	if (log_verbosity() > 1)
+		log_debug("netlink: sending RDMA_NLDEV command %u (%u bytes)",
+			  RDMA_NL_GET_OP(nlh->nlmsg_type), nlh->nlmsg_len);
 	if (mnl_socket_sendto(nl->sock, nlh, nlh->nlmsg_len) < 0)
 		return -errno;
 
@@ -297,8 +298,16 @@ static int transact(struct rdma_nl *nl, struct nlmsghdr *nlh, reply_fn fn, void 
 						  nl->ext_ack[0] ? ": " : "", nl->ext_ack);
 				return err < 0 ? err : result;
 			}
-			if (r->nlmsg_type == NLMSG_DONE)
+			if (r->nlmsg_type == NLMSG_DONE) {
+				/* A failed dump reports its error here. */
+				if (r->nlmsg_len >= mnl_nlmsg_size(sizeof(int))) {
+					int err = *(const int *)mnl_nlmsg_get_payload(r);
+
+					if (err < 0)
+						return err;
+				}
 				return result;
+			}
 			if (r->nlmsg_type < NLMSG_MIN_TYPE)
 				continue;
 			if (fn && result == 0)
@@ -364,13 +373,24 @@ int rdma_nl_list_devs(struct rdma_nl *nl, struct rdma_dev_info **out, size_t *n)
 	return 0;
 }
 
+/* The kernel dumps ports one device at a time (RDMA_NLDEV_ATTR_DEV_INDEX is required). */
 int rdma_nl_list_ports(struct rdma_nl *nl, struct rdma_port_info **out, size_t *n)
 {
 	struct vec v = { .size = sizeof(struct rdma_port_info) };
-	struct nlmsghdr *nlh = prepare(nl->buf, sizeof(nl->buf), ++nl->seq,
-				       RDMA_NLDEV_CMD_PORT_GET, NLM_F_DUMP);
-	int err = transact(nl, nlh, port_cb, &v);
+	struct rdma_dev_info *devs = NULL;
+	size_t ndevs = 0;
+	int err = rdma_nl_list_devs(nl, &devs, &ndevs);
 
+	for (size_t i = 0; err == 0 && i < ndevs; i++) {
+		struct nlmsghdr *nlh = prepare(nl->buf, sizeof(nl->buf), ++nl->seq,
+					       RDMA_NLDEV_CMD_PORT_GET, NLM_F_DUMP);
+
+		mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, devs[i].index);
+		err = transact(nl, nlh, port_cb, &v);
+		if (err == -ENODEV || err == -EINVAL)
+			err = 0;	/* the device went away meanwhile */
+	}
+	free(devs);
 	if (err < 0) {
 		free(v.items);
 		return err;

@@ -21,7 +21,10 @@ static bool is_rxe(struct rdma_nl *nl, const struct rdma_port_info *p)
 	char path[128];
 	uint32_t id;
 
-	if (rdma_nl_driver_id(nl, p->dev_index, &id) == 0)
+	int err = rdma_nl_driver_id(nl, p->dev_index, &id);
+
+	log_debug("%s: uverbs driver id %s%u", p->dev_name, err ? "unknown, " : "", err ? 0 : id);
+	if (err == 0)
 		return id == RDMA_DRIVER_RXE;
 	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/parent", p->dev_name);
 	return access(path, F_OK) == 0;
