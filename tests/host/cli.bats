@@ -1,0 +1,215 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# rxectl on a host without an RDMA kernel: arguments, config errors, messages, exit codes.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	RXECTL="$BATS_TEST_DIRNAME/../../rxectl"
+	[ -x "$RXECTL" ] || skip "build rxectl first (make)"
+	export RXECTL_CONFIG="$BATS_TEST_TMPDIR/rxe.conf"
+	printf '[lo]\n' > "$RXECTL_CONFIG"
+}
+
+no_rdma_kernel() {
+	[ ! -d /sys/module/ib_core ] && ! modinfo ib_core >/dev/null 2>&1
+}
+
+@test "no command is a usage error that points to --help" {
+	run -2 "$RXECTL"
+	[[ "$output" == *"rxectl: no command given; run \`rxectl --help\`"* ]]
+}
+
+@test "--help lists every command of the table and exits 0" {
+	run -0 "$RXECTL" --help
+	[[ "$output" == *"  up "* ]]
+	[[ "$output" == *"  down "* ]]
+	[[ "$output" == *"  status "* ]]
+	[[ "$output" == *"Exit status: 0 success, 1 the operation failed, 2 usage error"* ]]
+}
+
+@test "help COMMAND and COMMAND --help print its usage line" {
+	run -0 "$RXECTL" help up
+	[[ "$output" == "usage: rxectl up "* ]]
+	run -0 "$RXECTL" status --help
+	[[ "$output" == "usage: rxectl status"* ]]
+}
+
+@test "--version prints the version" {
+	run -0 "$RXECTL" --version
+	[[ "$output" == "rxectl "* ]]
+}
+
+@test "an unknown command is a usage error naming it" {
+	run -2 "$RXECTL" frobnicate
+	[ "$output" = "rxectl: unknown command 'frobnicate'; run \`rxectl --help\` for the list of commands." ]
+}
+
+@test "an unknown global option is a usage error naming it" {
+	run -2 "$RXECTL" --frob status
+	[[ "$output" == *"unknown option '--frob'"* ]]
+}
+
+@test "an unknown command option is a usage error with the command's usage" {
+	run -2 "$RXECTL" status --frob
+	[[ "$output" == *"rxectl: unknown option '--frob' for status."* ]]
+	[[ "$output" == *"usage: rxectl status"* ]]
+}
+
+@test "up rejects a netdev name longer than 15 characters, naming it" {
+	run -2 "$RXECTL" up abcdefghijklmnop
+	[ "$output" = "rxectl: netdev name 'abcdefghijklmnop' is longer than 15 characters." ]
+}
+
+@test "up rejects a netdev name with a slash" {
+	run -2 "$RXECTL" up 'a/b'
+	[[ "$output" == *"netdev name 'a/b'"* ]]
+}
+
+@test "up rejects an invalid device name given with --name, naming it" {
+	run -2 "$RXECTL" up lo --name 'bad%d'
+	[[ "$output" == *"device name 'bad%d' may only contain"* ]]
+}
+
+@test "up --name without a netdev is a usage error" {
+	run -2 "$RXECTL" up --name rxe0
+	[[ "$output" == *"--name needs a NETDEV"* ]]
+}
+
+@test "up --wait takes whole seconds" {
+	run -2 "$RXECTL" up lo --wait soon
+	[[ "$output" == *"--wait needs a whole number of seconds"* ]]
+	run -2 "$RXECTL" up lo --wait
+	[[ "$output" == *"option --wait needs a value"* ]]
+}
+
+@test "up takes one netdev at most" {
+	run -2 "$RXECTL" up lo eth0
+	[[ "$output" == *"up takes at most one NETDEV, but also got 'eth0'"* ]]
+}
+
+@test "up on a netdev that does not exist fails with exit 1, naming it" {
+	run -1 "$RXECTL" up nosuchdev0
+	[ "$output" = "rxectl: netdev nosuchdev0 does not exist; check the name with \`ip link\`." ]
+}
+
+@test "up on a kernel without RDMA says so in one sentence, exit 1" {
+	no_rdma_kernel || skip "this kernel has RDMA support"
+	run -1 "$RXECTL" up lo
+	[[ "$output" == "rxectl: kernel $(uname -r) has no RDMA support (no ib_core module, no RDMA netlink), so it cannot run rdma_rxe; boot a kernel built with CONFIG_INFINIBAND"* ]]
+	[ "${#lines[@]}" -eq 1 ]
+}
+
+@test "status on a kernel without RDMA netlink gives the documented sentence, exit 1" {
+	no_rdma_kernel || skip "this kernel has RDMA support"
+	run -1 --separate-stderr "$RXECTL" status
+	[ -z "$output" ]
+	[[ "$stderr" == "rxectl: kernel $(uname -r) has no RDMA support (no ib_core module, no RDMA netlink)"* ]]
+}
+
+@test "status --json on a kernel without RDMA prints no half document" {
+	no_rdma_kernel || skip "this kernel has RDMA support"
+	run -1 --separate-stderr "$RXECTL" status --json
+	[ -z "$output" ]
+}
+
+@test "down on a kernel without RDMA gives the same sentence, exit 1" {
+	no_rdma_kernel || skip "this kernel has RDMA support"
+	run -1 "$RXECTL" down lo
+	[[ "$output" == *"has no RDMA support"* ]]
+}
+
+@test "down needs a target" {
+	run -2 "$RXECTL" down
+	[[ "$output" == *"say which device to delete: a NETDEV, a DEVICE, or --all."* ]]
+}
+
+@test "down refuses both --all and a name" {
+	run -2 "$RXECTL" down --all lo
+	[[ "$output" == *"give either --all or one NETDEV or DEVICE, not both."* ]]
+}
+
+@test "down rejects a name valid as neither netdev nor device" {
+	run -2 "$RXECTL" down 'a b'
+	[[ "$output" == *"'a b' is neither a valid netdev name"* ]]
+}
+
+@test "status takes no arguments" {
+	run -2 "$RXECTL" status eth0
+	[[ "$output" == *"status takes no arguments, but got 'eth0'."* ]]
+}
+
+@test "a malformed config file is reported with file and line, exit 2" {
+	printf '[lo]\nname = rxe_lo\nthis is not a key\n' > "$RXECTL_CONFIG"
+	run -2 "$RXECTL" up
+	[ "$output" = "rxectl: $RXECTL_CONFIG:3: this line is neither a [NETDEV] section header nor a 'key = value' pair; see rxe.conf(5)." ]
+}
+
+@test "a malformed config file stops status before it looks at the kernel" {
+	printf '[lo]\nbogus\n' > "$RXECTL_CONFIG"
+	run -2 "$RXECTL" status
+	[[ "$output" == "rxectl: $RXECTL_CONFIG:2: "* ]]
+	[ "${#lines[@]}" -eq 1 ]
+}
+
+@test "a malformed config file stops up NETDEV too (nothing is changed)" {
+	printf '[lo]\nbogus\n' > "$RXECTL_CONFIG"
+	run -2 "$RXECTL" up nosuchdev0
+	[[ "$output" == "rxectl: $RXECTL_CONFIG:2: "* ]]
+}
+
+@test "an unknown key is an error naming the key and line" {
+	printf '[lo]\n\nmtu = 9000\n' > "$RXECTL_CONFIG"
+	run -2 "$RXECTL" up
+	[ "$output" = "rxectl: $RXECTL_CONFIG:3: unknown key 'mtu' in [lo]; the only key rxe.conf(5) knows is 'name'." ]
+}
+
+@test "a bad netdev name in a section header is an error naming it" {
+	printf '[eth0]\n[much-too-long-netdev]\n' > "$RXECTL_CONFIG"
+	run -2 "$RXECTL" up
+	[[ "$output" == "rxectl: $RXECTL_CONFIG:2: section [much-too-long-netdev]: netdev name 'much-too-long-netdev' is longer than 15 characters." ]]
+}
+
+@test "a bad device name in the file is an error naming it" {
+	printf '[eth0]\nname = rxe 0\n' > "$RXECTL_CONFIG"
+	run -2 "$RXECTL" up
+	[[ "$output" == "rxectl: $RXECTL_CONFIG:2: in [eth0], name 'rxe 0' may only contain"* ]]
+}
+
+@test "-c overrides \$RXECTL_CONFIG" {
+	printf '[lo]\nbogus\n' > "$BATS_TEST_TMPDIR/other.conf"
+	run -2 "$RXECTL" -c "$BATS_TEST_TMPDIR/other.conf" up
+	[[ "$output" == "rxectl: $BATS_TEST_TMPDIR/other.conf:2: "* ]]
+}
+
+@test "a config file named with -c that does not exist is an error, exit 2" {
+	run -2 "$RXECTL" -c "$BATS_TEST_TMPDIR/nope.conf" up
+	[ "$output" = "rxectl: the configuration file $BATS_TEST_TMPDIR/nope.conf does not exist; check the path given with -c or \$RXECTL_CONFIG." ]
+}
+
+@test "up with an empty config file has nothing to do, exit 0" {
+	printf '# nothing yet\n' > "$RXECTL_CONFIG"
+	run -0 "$RXECTL" up
+	[[ "$output" == "rxectl: $RXECTL_CONFIG declares no netdevs; nothing to bring up." ]]
+}
+
+@test "up with every configured netdev absent fails with exit 1, naming each" {
+	printf '[nosuchdev0]\n[nosuchdev1]\n' > "$RXECTL_CONFIG"
+	run -1 "$RXECTL" up
+	[[ "$output" == *"netdev nosuchdev0 does not exist"* ]]
+	[[ "$output" == *"netdev nosuchdev1 does not exist"* ]]
+}
+
+@test "the example configuration file parses" {
+	cp "$BATS_TEST_DIRNAME/../../etc/rxe.conf" "$RXECTL_CONFIG"
+	run "$RXECTL" up
+	[[ "$output" != *"$RXECTL_CONFIG:"* ]]
+	[ "$status" -ne 2 ]
+}
+
+@test "every message starts with 'rxectl: '" {
+	run "$RXECTL" up nosuchdev0
+	[[ "$output" == "rxectl: "* ]]
+	run "$RXECTL" down
+	[[ "${lines[0]}" == "rxectl: "* ]]
+}
