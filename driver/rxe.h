@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* rxe.h - private structures and cross-file functions of the bundled rdma_rxe driver. */
+#ifndef RXE_H
+#define RXE_H
+
+#ifdef pr_fmt
+#undef pr_fmt
+#endif
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/skbuff.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+#include <linux/netdevice.h>
+#include <linux/in6.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/ib_umem.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/rdma_user_rxe.h>
+#include <rdma/uverbs_ioctl.h>
+#include "rxe_hdr.h"
+
+/* Limits reported by query_device and enforced when objects are created. */
+#define RXE_MAX_QP		0x10000
+#define RXE_MAX_QP_WR		0x4000
+#define RXE_MAX_SGE		32
+#define RXE_MAX_INLINE		512
+#define RXE_MAX_CQ		0x4000
+#define RXE_MAX_CQE		0x8000
+#define RXE_MAX_MR		0x40000
+#define RXE_MAX_PD		0x10000
+#define RXE_MAX_AH		0x8000
+#define RXE_MAX_SRQ		0x4000
+#define RXE_MAX_SRQ_WR		0x4000
+#define RXE_MAX_RD_ATOMIC	16
+#define RXE_MAX_MSG		0x80000000u
+#define RXE_GID_TBL_LEN		1024
+#define RXE_MIN_QPN		16
+#define RXE_GSI_QPN		1
+#define RXE_WINDOW		256	/* unacknowledged request packets per QP */
+#define RXE_ACKREQ_EVERY	32	/* ask for an ACK at least this often */
+
+/* Debug output names the object and the function; enable with dynamic debug. */
+#define rxe_dbg(dev, fmt, ...) \
+	pr_debug("%s: %s: " fmt, (dev)->ib.name, __func__, ##__VA_ARGS__)
+#define rxe_dbg_qp(qp, fmt, ...) \
+	pr_debug("%s qp#%u: %s: " fmt, (qp)->dev->ib.name, (qp)->ib.qp_num, __func__, ##__VA_ARGS__)
+
+struct rxe_dev {
+	struct ib_device	ib;
+	struct net_device	*ndev;
+	netdevice_tracker	ndev_tracker;
+	struct xarray		qps;		/* qpn -> rxe_qp */
+	struct xarray		mrs;		/* key index -> rxe_mr */
+	struct xarray		ahs;		/* ah_num -> rxe_ah */
+	u32			next_qpn;
+	u32			next_mr;
+	u32			next_ah;
+	spinlock_t		atomic_lock;	/* serialises responder atomics */
+	enum ib_port_state	port_state;
+};
+
+static inline struct rxe_dev *to_rdev(struct ib_device *ib)
+{
+	return container_of(ib, struct rxe_dev, ib);
+}
+
+struct rxe_ucontext {
+	struct ib_ucontext	ib;
+};
+
+struct rxe_pd {
+	struct ib_pd		ib;
+};
+
+/* Kernel view of an address vector: where packets of a QP or AH go. */
+struct rxe_addr {
+	int			family;		/* AF_INET or AF_INET6 */
+	union {
+		__be32		v4;
+		struct in6_addr	v6;
+	} saddr, daddr;
+	u8			dmac[ETH_ALEN];
+	u8			ttl;
+	u8			tos;
+	u32			flow_label;
+};
+
+struct rxe_ah {
+	struct ib_ah		ib;
+	struct rxe_addr		av;
+	u32			ah_num;
+};
+
+/* Mapping of a user-shared ring for mmap(); the ring memory lives until the last VMA closes. */
+struct rxe_mmap_entry {
+	struct rdma_user_mmap_entry rdma;
+	void			*buf;
+};
+
+/* A ring in the rdma_user_rxe.h layout, shared with user space or private to the kernel. */
+struct rxe_queue {
+	struct rxe_queue_buf	*buf;
+	size_t			size;
+	u32			log2_elem;
+	u32			mask;		/* slots - 1, never read back from the shared page */
+	u32			index;		/* our consumer (WQ) or producer (CQ) index */
+	struct rxe_mmap_entry	*mmap;
+};
+
+static inline void *rxe_queue_slot(struct rxe_queue *q, u32 idx)
+{
+	return q->buf->data + ((size_t)(idx & q->mask) << q->log2_elem);
+}
+
+/* Entries the other side has produced that we have not consumed yet. */
+static inline u32 rxe_queue_avail(struct rxe_queue *q)
+{
+	u32 prod = smp_load_acquire(&q->buf->producer_index);
+
+	return (prod - q->index) & q->mask;
+}
+
+static inline void rxe_queue_consume(struct rxe_queue *q)
+{
+	q->index = (q->index + 1) & q->mask;
+	smp_store_release(&q->buf->consumer_index, q->index);
+}
+
+int rxe_queue_init(struct rxe_dev *dev, struct rxe_queue *q, u32 nelem, size_t elem,
+		   struct ib_udata *udata, struct mminfo *mi);
+void rxe_queue_free(struct rxe_queue *q);
+int rxe_mmap(struct ib_ucontext *ctx, struct vm_area_struct *vma);
+void rxe_mmap_free(struct rdma_user_mmap_entry *entry);
+
+union rxe_cqe {
+	struct ib_uverbs_wc	u;
+	struct ib_wc		k;
+};
+
+struct rxe_cq {
+	struct ib_cq		ib;
+	struct rxe_queue	q;
+	spinlock_t		lock;		/* producer side and arming */
+	bool			user;
+	u8			armed;		/* 0, IB_CQ_SOLICITED or IB_CQ_NEXT_COMP */
+	bool			overflow;
+};
+
+/* A receive request copied out of a ring: what the responder writes into. */
+struct rxe_rwqe {
+	u64			wr_id;
+	u32			num_sge;
+	u32			length;
+	struct rxe_sge		sge[RXE_MAX_SGE];
+};
+
+struct rxe_srq {
+	struct ib_srq		ib;
+	struct rxe_queue	q;
+	spinlock_t		lock;		/* consumer side, shared by QPs */
+	u32			max_sge;
+	u32			limit;
+	bool			user;
+};
+
+struct rxe_mr {
+	struct ib_mr		ib;
+	struct rxe_dev		*dev;
+	u32			index;
+	int			access;
+	bool			dma;		/* kernel DMA MR: addresses are kernel VAs */
+	u64			iova;
+	u64			length;
+	struct ib_umem		*umem;
+	struct page		**pages;
+	unsigned long		npages;
+	unsigned int		page_off;	/* offset of iova in pages[0] */
+	refcount_t		ref;
+	struct completion	done;
+};
+
+/* A send request copied out of the ring and validated, plus transmit/receive progress. */
+struct rxe_swqe {
+	u64			wr_id;
+	u32			opcode;		/* IB_WR_* */
+	u32			flags;		/* IB_SEND_* */
+	__be32			imm;
+	u32			inv_rkey;
+	u64			raddr;
+	u32			rkey;
+	u64			swap_add;
+	u64			compare;
+	u32			remote_qpn;
+	u32			remote_qkey;
+	struct rxe_addr		av;		/* UD only */
+	u32			length;
+	u32			num_sge;
+	bool			inl;
+	u8			bad_status;	/* not IB_WC_SUCCESS: complete with this */
+	u8			state;
+	u32			first_psn;
+	u32			last_psn;
+	u32			sent;		/* bytes put on the wire in this attempt */
+	u32			rx_off;		/* read response bytes received */
+	u32			rx_pkts;	/* read response packets received */
+	u32			cur_sge;
+	u32			sge_off;
+	union {
+		struct rxe_sge	sge[0];
+		u8		data[0];
+	};
+};
+
+enum rxe_swqe_state {
+	RXE_WQE_PENDING,	/* nothing sent yet */
+	RXE_WQE_SENDING,	/* some packets sent */
+	RXE_WQE_SENT,		/* all packets sent, waiting for the peer */
+	RXE_WQE_DONE,
+};
+
+/* Information about a received packet, kept in skb->cb; skb->data points at the BTH. */
+struct rxe_pkt {
+	u32			psn;
+	u32			qpn;
+	u32			paylen;
+	u8			opcode;
+	u8			hdr_len;
+	bool			ackreq;
+	bool			se;
+};
+
+static inline struct rxe_pkt *rxe_pkt(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct rxe_pkt) > sizeof(skb->cb));
+	return (struct rxe_pkt *)skb->cb;
+}
+
+static inline void *rxe_ext(struct sk_buff *skb, enum rxe_ext e)
+{
+	return skb->data + rxe_opinfo[rxe_pkt(skb)->opcode].off[e];
+}
+
+static inline void *rxe_payload(struct sk_buff *skb)
+{
+	return skb->data + rxe_pkt(skb)->hdr_len;
+}
+
+struct rxe_qp {
+	struct ib_qp		ib;
+	struct rxe_dev		*dev;
+	struct mutex		lock;		/* state; held by the worker while it runs */
+	struct work_struct	work;
+	struct sk_buff_head	rxq;		/* received packets for this QP */
+	struct timer_list	retry_timer;
+	struct timer_list	rnr_timer;
+	bool			dying;		/* under rxq.lock: no more packets queued */
+	bool			user;
+	bool			sig_all;
+	bool			sq_flush_pending;
+	enum ib_qp_state	state;
+	struct ib_qp_attr	attr;		/* last values set by modify_qp */
+	struct rxe_addr		av;		/* primary path (RC) */
+	u16			src_port;
+	u32			mtu;		/* path MTU in bytes */
+
+	/* send queue */
+	struct rxe_queue	sq;		/* sq.index = oldest not completed */
+	spinlock_t		sq_lock;	/* kernel post_send producer */
+	u32			sq_max_sge;
+	u32			sq_max_inline;
+	size_t			swqe_size;
+	u8			*swqes;		/* kernel copies, one per ring slot */
+	u32			sq_fetched;	/* next ring index to copy out */
+	u32			req_idx;	/* next WQE to transmit */
+	u32			req_psn;	/* next PSN to send */
+	u32			acked_psn;	/* oldest PSN not yet acknowledged */
+	u32			pkts_since_ackreq;
+	int			retry_left;
+	int			rnr_left;
+	bool			rnr_wait;
+	bool			retry_fire;
+	unsigned long		retry_jiffies;
+
+	/* receive queue (absent with an SRQ) */
+	struct rxe_queue	rq;
+	spinlock_t		rq_lock;	/* kernel post_recv producer */
+	u32			rq_max_sge;
+	struct rxe_srq		*srq;
+	struct rxe_cq		*scq;
+	struct rxe_cq		*rcq;
+
+	/* responder */
+	u32			resp_psn;	/* next expected request PSN */
+	u32			msn;
+	bool			nak_sent;	/* sequence/RNR NAK outstanding */
+	bool			rwqe_valid;
+	struct rxe_rwqe		rwqe;		/* receive being filled by a multi-packet SEND */
+	u32			recv_off;	/* bytes written into rwqe */
+	u32			w_cur_sge, w_sge_off;
+	struct rxe_mr		*w_mr;		/* RDMA WRITE in progress */
+	u64			w_va;
+	u32			w_resid;
+	u32			w_total;
+	u32			atomic_psn;	/* last executed atomic, for duplicates */
+	u64			atomic_orig;
+	bool			atomic_valid;
+};
+
+static inline struct rxe_qp *to_rqp(struct ib_qp *ib)
+{
+	return container_of(ib, struct rxe_qp, ib);
+}
+
+static inline struct rxe_swqe *rxe_swqe(struct rxe_qp *qp, u32 idx)
+{
+	return (struct rxe_swqe *)(qp->swqes + (size_t)(idx & qp->sq.mask) * qp->swqe_size);
+}
+
+#define to_rcq(x)	container_of(x, struct rxe_cq, ib)
+#define to_rsrq(x)	container_of(x, struct rxe_srq, ib)
+#define to_rmr(x)	container_of(x, struct rxe_mr, ib)
+#define to_rah(x)	container_of(x, struct rxe_ah, ib)
+#define to_rpd(x)	container_of(x, struct rxe_pd, ib)
+
+/* rxe_main.c */
+extern struct workqueue_struct *rxe_wq;
+
+/* rxe_icrc.c */
+u32 rxe_icrc(const void *ip, const void *bth, unsigned int len);
+
+/* rxe_net.c */
+int rxe_net_init(void);
+void rxe_net_exit(void);
+struct sk_buff *rxe_pkt_alloc(struct rxe_dev *dev, const struct rxe_addr *av, u8 opcode,
+			      u32 paylen);
+int rxe_pkt_send(struct rxe_dev *dev, const struct rxe_addr *av, u16 sport,
+		 struct sk_buff *skb);
+void rxe_bth_init(struct sk_buff *skb, u8 opcode, bool se, u32 qpn, bool ackreq, u32 psn,
+		  u32 paylen);
+int rxe_av_from_attr(struct rxe_dev *dev, struct rxe_addr *av, const struct rdma_ah_attr *attr);
+void rxe_rcv(struct rxe_dev *dev, struct sk_buff *skb);
+
+/* rxe_mr.c */
+struct ib_mr *rxe_get_dma_mr(struct ib_pd *pd, int access);
+struct ib_mr *rxe_reg_user_mr(struct ib_pd *pd, u64 start, u64 length, u64 iova, int access,
+			      struct ib_udata *udata);
+int rxe_dereg_mr(struct ib_mr *mr, struct ib_udata *udata);
+struct rxe_mr *rxe_mr_get(struct rxe_dev *dev, struct ib_pd *pd, u32 key, bool remote,
+			  int access, u64 va, u64 len);
+void rxe_mr_put(struct rxe_mr *mr);
+void *rxe_mr_map8(struct rxe_mr *mr, u64 va);
+void rxe_mr_unmap8(struct rxe_mr *mr, void *addr);
+int rxe_mr_copy(struct rxe_mr *mr, u64 va, void *buf, u32 len, bool to_mr);
+int rxe_sgl_copy(struct rxe_qp *qp, const struct rxe_sge *sge, u32 nsge, u32 *cur_sge,
+		 u32 *sge_off, void *buf, u32 len, bool to_sgl);
+
+/* rxe_verbs.c */
+void rxe_cq_post(struct rxe_cq *cq, const struct ib_uverbs_wc *wc, struct rxe_qp *qp,
+		 bool solicited);
+void rxe_qp_error(struct rxe_qp *qp);
+void rxe_qp_kick(struct rxe_qp *qp);
+void rxe_qp_work(struct work_struct *work);
+int rxe_fetch_rwqe(struct rxe_qp *qp, struct rxe_rwqe *rw);
+
+/* rxe_req.c / rxe_comp.c / rxe_resp.c: all called with qp->lock held by the worker */
+void rxe_requester(struct rxe_qp *qp);
+void rxe_complete_swqe(struct rxe_qp *qp, struct rxe_swqe *w, enum ib_wc_status status);
+void rxe_completer(struct rxe_qp *qp, struct sk_buff *skb);
+void rxe_comp_timeout(struct rxe_qp *qp);
+void rxe_rewind(struct rxe_qp *qp);
+void rxe_arm_retry(struct rxe_qp *qp);
+bool rxe_is_rd_atomic(u32 opcode);
+void rxe_responder(struct rxe_qp *qp, struct sk_buff *skb);
+void rxe_resp_reset(struct rxe_qp *qp);
+void rxe_flush(struct rxe_qp *qp);
+
+#endif /* RXE_H */

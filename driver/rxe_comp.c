@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+/* rxe_comp.c - completer: ACKs, NAKs, read responses and atomic ACKs finish send WQEs. */
+
+#include "rxe.h"
+
+/* RNR NAK timer field (IBA 9.7.5.2.8) in microseconds; 0 means 655.36 ms. */
+static const u32 rxe_rnr_usecs[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960, 1280, 1920,
+	2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720, 40960, 61440, 81920, 122880,
+	163840, 245760, 327680, 491520,
+};
+
+/* Complete, oldest first, the SEND/WRITE WQEs that @psn acknowledges. */
+static void rxe_ack_upto(struct rxe_qp *qp, u32 psn)
+{
+	while (qp->sq.index != qp->sq_fetched) {
+		struct rxe_swqe *w = rxe_swqe(qp, qp->sq.index);
+
+		if (w->state != RXE_WQE_SENT || rxe_is_rd_atomic(w->opcode) ||
+		    rxe_psn_diff(w->last_psn, psn) > 0)
+			break;
+		rxe_complete_swqe(qp, w, IB_WC_SUCCESS);
+	}
+	psn = rxe_psn_add(psn, 1);
+	if (rxe_psn_diff(psn, qp->acked_psn) > 0 && rxe_psn_diff(psn, qp->req_psn) <= 0) {
+		qp->acked_psn = psn;
+		qp->retry_left = qp->attr.retry_cnt;
+	}
+}
+
+static void rxe_comp_fail(struct rxe_qp *qp, enum ib_wc_status status)
+{
+	if (qp->sq.index != qp->sq_fetched)
+		rxe_complete_swqe(qp, rxe_swqe(qp, qp->sq.index), status);
+	rxe_qp_error(qp);
+}
+
+static void rxe_comp_aeth(struct rxe_qp *qp, u32 psn, u8 syn)
+{
+	u32 prev = rxe_psn_add(psn, RXE_PSN_MASK);
+
+	switch (syn & AETH_TYPE_MASK) {
+	case AETH_ACK:
+		rxe_ack_upto(qp, psn);
+		break;
+	case AETH_RNR_NAK:
+		rxe_ack_upto(qp, prev);
+		if (!qp->rnr_left) {
+			rxe_comp_fail(qp, IB_WC_RNR_RETRY_EXC_ERR);
+			return;
+		}
+		if (qp->rnr_left != 7)
+			qp->rnr_left--;
+		rxe_rewind(qp);
+		qp->rnr_wait = true;
+		mod_timer(&qp->rnr_timer,
+			  jiffies + max_t(unsigned long, 1, usecs_to_jiffies(rxe_rnr_usecs[syn & 0x1f])));
+		break;
+	case AETH_NAK:
+		rxe_ack_upto(qp, prev);
+		switch (syn) {
+		case AETH_NAK_PSN_SEQ:
+			rxe_rewind(qp);
+			break;
+		case AETH_NAK_INVALID_REQ:
+			rxe_comp_fail(qp, IB_WC_REM_INV_REQ_ERR);
+			break;
+		case AETH_NAK_REM_ACCESS:
+			rxe_comp_fail(qp, IB_WC_REM_ACCESS_ERR);
+			break;
+		default:
+			rxe_comp_fail(qp, IB_WC_REM_OP_ERR);
+			break;
+		}
+		break;
+	default:
+		break;	/* reserved syndrome: ignore */
+	}
+}
+
+static void rxe_comp_read(struct rxe_qp *qp, struct sk_buff *skb, struct rxe_swqe *w)
+{
+	struct rxe_pkt *pkt = rxe_pkt(skb);
+	u32 mask = rxe_opinfo[pkt->opcode].mask;
+	int err;
+
+	if (pkt->psn != rxe_psn_add(w->first_psn, w->rx_pkts))
+		return;		/* duplicate, or a gap the retry timer will repair */
+	if (!!(mask & RXE_FIRST) != (w->rx_pkts == 0))
+		return;
+	if (pkt->paylen > w->length - w->rx_off) {
+		rxe_comp_fail(qp, IB_WC_LOC_LEN_ERR);
+		return;
+	}
+	err = rxe_sgl_copy(qp, w->sge, w->num_sge, &w->cur_sge, &w->sge_off,
+			   rxe_payload(skb), pkt->paylen, true);
+	if (err) {
+		rxe_comp_fail(qp, IB_WC_LOC_PROT_ERR);
+		return;
+	}
+	w->rx_off += pkt->paylen;
+	w->rx_pkts++;
+	rxe_ack_upto(qp, pkt->psn);	/* moves acked_psn; completes nothing past w */
+	if (mask & RXE_LAST) {
+		if (w->rx_off != w->length)
+			rxe_comp_fail(qp, IB_WC_LOC_LEN_ERR);
+		else
+			rxe_complete_swqe(qp, w, IB_WC_SUCCESS);
+	}
+}
+
+static void rxe_comp_atomic(struct rxe_qp *qp, struct sk_buff *skb, struct rxe_swqe *w)
+{
+	struct rxe_atmack *ack = rxe_ext(skb, RXE_EXT_ATMACK);
+	u64 orig = be64_to_cpu(ack->orig);
+
+	if (rxe_pkt(skb)->psn != w->first_psn)
+		return;
+	if (rxe_sgl_copy(qp, w->sge, w->num_sge, &w->cur_sge, &w->sge_off, &orig,
+			 sizeof(orig), true)) {
+		rxe_comp_fail(qp, IB_WC_LOC_PROT_ERR);
+		return;
+	}
+	rxe_ack_upto(qp, rxe_pkt(skb)->psn);
+	rxe_complete_swqe(qp, w, IB_WC_SUCCESS);
+}
+
+/* Handle one response packet for our requests. Consumes the skb. */
+void rxe_completer(struct rxe_qp *qp, struct sk_buff *skb)
+{
+	struct rxe_pkt *pkt = rxe_pkt(skb);
+	u32 mask = rxe_opinfo[pkt->opcode].mask;
+	u8 syn = AETH_ACK_UNLIMITED;
+	struct rxe_swqe *w;
+
+	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
+		goto out;
+	/* Only responses to PSNs we have sent are of interest. */
+	if (rxe_psn_diff(pkt->psn, qp->req_psn) >= 0 ||
+	    rxe_psn_diff(pkt->psn, qp->acked_psn) < -(int)RXE_WINDOW * 4)
+		goto out;
+	if (mask & RXE_AETH)
+		syn = be32_to_cpu(((struct rxe_aeth *)rxe_ext(skb, RXE_EXT_AETH))->smsn) >> 24;
+
+	if (pkt->opcode == IB_OPCODE_RC_ACKNOWLEDGE) {
+		rxe_comp_aeth(qp, pkt->psn, syn);
+	} else if (mask & (RXE_READ | RXE_ATOMIC)) {
+		if ((syn & AETH_TYPE_MASK) != AETH_ACK)
+			goto out;
+		/* A response implicitly acknowledges every earlier request. */
+		rxe_ack_upto(qp, rxe_psn_add(pkt->psn, RXE_PSN_MASK));
+		if (qp->sq.index == qp->sq_fetched)
+			goto out;
+		w = rxe_swqe(qp, qp->sq.index);
+		if (w->state != RXE_WQE_SENT)
+			goto out;
+		if ((mask & RXE_READ) && w->opcode == IB_WR_RDMA_READ)
+			rxe_comp_read(qp, skb, w);
+		else if ((mask & RXE_ATOMIC) && w->opcode != IB_WR_RDMA_READ &&
+			 rxe_is_rd_atomic(w->opcode))
+			rxe_comp_atomic(qp, skb, w);
+	}
+	if (qp->state != IB_QPS_ERR)
+		rxe_arm_retry(qp);
+out:
+	kfree_skb(skb);
+}
+
+/* The retransmit timer expired with requests unacknowledged. */
+void rxe_comp_timeout(struct rxe_qp *qp)
+{
+	if (rxe_psn_diff(qp->req_psn, qp->acked_psn) <= 0 || qp->rnr_wait)
+		return;
+	if (qp->retry_left <= 0) {
+		rxe_comp_fail(qp, IB_WC_RETRY_EXC_ERR);
+		return;
+	}
+	qp->retry_left--;
+	rxe_rewind(qp);
+	rxe_arm_retry(qp);
+}

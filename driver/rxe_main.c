@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0
+/* rxe_main.c - module entry, "rxe" link type, device registration and netdev event tracking. */
+
+#include <linux/if_arp.h>
+#include <linux/if_vlan.h>
+#include <net/addrconf.h>
+#include <rdma/rdma_netlink.h>
+#include "rxe.h"
+
+MODULE_AUTHOR("rxectl project");
+MODULE_DESCRIPTION("Soft-RoCE (RoCE v2) driver, rxectl bundled build");
+MODULE_LICENSE("GPL");
+MODULE_VERSION(RXE_BUNDLED_VERSION);
+MODULE_ALIAS_RDMA_LINK("rxe");
+
+struct workqueue_struct *rxe_wq;
+
+/* verbs entry points live in rxe_verbs.c, rxe_mr.c and rxe_queue.c */
+int rxe_query_device(struct ib_device *ib, struct ib_device_attr *a, struct ib_udata *udata);
+int rxe_query_port(struct ib_device *ib, u32 port, struct ib_port_attr *a);
+int rxe_get_port_immutable(struct ib_device *ib, u32 port, struct ib_port_immutable *im);
+enum rdma_link_layer rxe_get_link_layer(struct ib_device *ib, u32 port);
+int rxe_query_pkey(struct ib_device *ib, u32 port, u16 index, u16 *pkey);
+int rxe_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata);
+void rxe_dealloc_ucontext(struct ib_ucontext *uctx);
+int rxe_alloc_pd(struct ib_pd *pd, struct ib_udata *udata);
+int rxe_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata);
+int rxe_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init, struct ib_udata *udata);
+int rxe_destroy_ah(struct ib_ah *ibah, u32 flags);
+int rxe_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);
+int rxe_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr, struct ib_udata *udata);
+int rxe_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int rxe_poll_cq(struct ib_cq *ibcq, int n, struct ib_wc *wc);
+int rxe_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+int rxe_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init, struct ib_udata *udata);
+int rxe_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr, enum ib_srq_attr_mask mask,
+		   struct ib_udata *udata);
+int rxe_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int rxe_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int rxe_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+		      const struct ib_recv_wr **bad);
+int rxe_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init, struct ib_udata *udata);
+int rxe_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask, struct ib_udata *udata);
+int rxe_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		 struct ib_qp_init_attr *init);
+int rxe_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int rxe_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr, const struct ib_send_wr **bad);
+int rxe_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr, const struct ib_recv_wr **bad);
+
+static void rxe_dealloc_driver(struct ib_device *ib)
+{
+	struct rxe_dev *dev = to_rdev(ib);
+
+	WARN_ON(!xa_empty(&dev->qps));
+	xa_destroy(&dev->qps);
+	xa_destroy(&dev->mrs);
+	xa_destroy(&dev->ahs);
+	netdev_put(dev->ndev, &dev->ndev_tracker);
+}
+
+static void rxe_get_dev_fw_str(struct ib_device *ib, char *str)
+{
+	snprintf(str, IB_FW_VERSION_NAME_MAX, "%s", RXE_BUNDLED_VERSION);
+}
+
+static const struct ib_device_ops rxe_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_RXE,
+	.uverbs_abi_ver = 2,
+	.uverbs_no_driver_id_binding = 1,
+
+	.alloc_pd = rxe_alloc_pd,
+	.alloc_ucontext = rxe_alloc_ucontext,
+	.create_ah = rxe_create_ah,
+	.create_cq = rxe_create_cq,
+	.create_qp = rxe_create_qp,
+	.create_srq = rxe_create_srq,
+	.create_user_ah = rxe_create_ah,
+	.dealloc_driver = rxe_dealloc_driver,
+	.dealloc_pd = rxe_dealloc_pd,
+	.dealloc_ucontext = rxe_dealloc_ucontext,
+	.dereg_mr = rxe_dereg_mr,
+	.destroy_ah = rxe_destroy_ah,
+	.destroy_cq = rxe_destroy_cq,
+	.destroy_qp = rxe_destroy_qp,
+	.destroy_srq = rxe_destroy_srq,
+	.get_dev_fw_str = rxe_get_dev_fw_str,
+	.get_dma_mr = rxe_get_dma_mr,
+	.get_link_layer = rxe_get_link_layer,
+	.get_port_immutable = rxe_get_port_immutable,
+	.mmap = rxe_mmap,
+	.mmap_free = rxe_mmap_free,
+	.modify_qp = rxe_modify_qp,
+	.modify_srq = rxe_modify_srq,
+	.poll_cq = rxe_poll_cq,
+	.post_recv = rxe_post_recv,
+	.post_send = rxe_post_send,
+	.post_srq_recv = rxe_post_srq_recv,
+	.query_ah = rxe_query_ah,
+	.query_device = rxe_query_device,
+	.query_pkey = rxe_query_pkey,
+	.query_port = rxe_query_port,
+	.query_qp = rxe_query_qp,
+	.query_srq = rxe_query_srq,
+	.reg_user_mr = rxe_reg_user_mr,
+	.req_notify_cq = rxe_req_notify_cq,
+
+	INIT_RDMA_OBJ_SIZE(ib_ah, rxe_ah, ib),
+	INIT_RDMA_OBJ_SIZE(ib_cq, rxe_cq, ib),
+	INIT_RDMA_OBJ_SIZE(ib_pd, rxe_pd, ib),
+	INIT_RDMA_OBJ_SIZE(ib_qp, rxe_qp, ib),
+	INIT_RDMA_OBJ_SIZE(ib_srq, rxe_srq, ib),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, rxe_ucontext, ib),
+};
+
+/* "rdma link add NAME type rxe netdev DEV" */
+static int rxe_newlink(const char *name, struct net_device *ndev)
+{
+	struct ib_device *exist;
+	struct rxe_dev *dev;
+	int err;
+
+	if (ndev->type != ARPHRD_ETHER || is_vlan_dev(ndev))
+		return -EINVAL;
+	exist = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
+	if (exist) {
+		ib_device_put(exist);
+		return -EEXIST;
+	}
+
+	dev = ib_alloc_device(rxe_dev, ib);
+	if (!dev)
+		return -ENOMEM;
+	dev->ndev = ndev;
+	netdev_hold(ndev, &dev->ndev_tracker, GFP_KERNEL);
+	xa_init_flags(&dev->qps, XA_FLAGS_ALLOC);
+	xa_init_flags(&dev->mrs, XA_FLAGS_ALLOC1);
+	xa_init_flags(&dev->ahs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
+	dev->next_qpn = RXE_MIN_QPN;
+	spin_lock_init(&dev->atomic_lock);
+	dev->port_state = IB_PORT_DOWN;
+
+	dev->ib.node_type = RDMA_NODE_IB_CA;
+	dev->ib.phys_port_cnt = 1;
+	dev->ib.num_comp_vectors = 1;
+	dev->ib.local_dma_lkey = 0;
+	addrconf_addr_eui48((unsigned char *)&dev->ib.node_guid, ndev->dev_addr);
+	strscpy(dev->ib.node_desc, "rxe", sizeof(dev->ib.node_desc));
+	dev->ib.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				   BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
+	ib_set_device_ops(&dev->ib, &rxe_dev_ops);
+	err = ib_device_set_netdev(&dev->ib, ndev, 1);
+	if (err)
+		goto err_put;
+	if (netif_running(ndev) && netif_carrier_ok(ndev))
+		dev->port_state = IB_PORT_ACTIVE;
+
+	err = ib_register_device(&dev->ib, name, NULL);
+	if (err)
+		goto err_put;
+	rxe_dbg(dev, "added on %s\n", netdev_name(ndev));
+	return 0;
+
+err_put:
+	/* Not registered: dealloc_driver is not called, drop the netdev ourselves. */
+	netdev_put(ndev, &dev->ndev_tracker);
+	xa_destroy(&dev->qps);
+	ib_dealloc_device(&dev->ib);
+	return err;
+}
+
+static struct rdma_link_ops rxe_link_ops = {
+	.type = "rxe",
+	.newlink = rxe_newlink,
+};
+
+static void rxe_port_event(struct rxe_dev *dev, enum ib_port_state state)
+{
+	struct ib_event ev = { .device = &dev->ib, .element.port_num = 1 };
+
+	if (dev->port_state == state)
+		return;
+	dev->port_state = state;
+	ev.event = state == IB_PORT_ACTIVE ? IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR;
+	ib_dispatch_event(&ev);
+}
+
+static int rxe_netdev_event(struct notifier_block *nb, unsigned long event, void *arg)
+{
+	struct net_device *ndev = netdev_notifier_info_to_dev(arg);
+	struct ib_device *ib = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
+	struct rxe_dev *dev;
+
+	if (!ib)
+		return NOTIFY_DONE;
+	dev = to_rdev(ib);
+	switch (event) {
+	case NETDEV_UNREGISTER:
+		ib_unregister_device_queued(ib);
+		break;
+	case NETDEV_UP:
+	case NETDEV_DOWN:
+	case NETDEV_CHANGE:
+		rxe_port_event(dev, netif_running(ndev) && netif_carrier_ok(ndev) ?
+			       IB_PORT_ACTIVE : IB_PORT_DOWN);
+		break;
+	default:
+		break;
+	}
+	ib_device_put(ib);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block rxe_netdev_nb = {
+	.notifier_call = rxe_netdev_event,
+};
+
+static int __init rxe_init(void)
+{
+	int err;
+
+	rxe_opcode_init();
+	rxe_wq = alloc_workqueue("rxe_bundled", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (!rxe_wq)
+		return -ENOMEM;
+	err = rxe_net_init();
+	if (err)
+		goto err_wq;
+	err = register_netdevice_notifier(&rxe_netdev_nb);
+	if (err)
+		goto err_net;
+	rdma_link_register(&rxe_link_ops);
+	pr_info("loaded (%s)\n", RXE_BUNDLED_VERSION);
+	return 0;
+
+err_net:
+	rxe_net_exit();
+err_wq:
+	destroy_workqueue(rxe_wq);
+	return err;
+}
+
+static void __exit rxe_exit(void)
+{
+	rdma_link_unregister(&rxe_link_ops);
+	ib_unregister_driver(RDMA_DRIVER_RXE);
+	unregister_netdevice_notifier(&rxe_netdev_nb);
+	rxe_net_exit();
+	destroy_workqueue(rxe_wq);
+	pr_info("unloaded\n");
+}
+
+module_init(rxe_init);
+module_exit(rxe_exit);

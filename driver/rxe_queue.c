@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+/* rxe_queue.c - rings in the rdma_user_rxe.h layout and their mmap() into user space. */
+
+#include <linux/vmalloc.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include "rxe.h"
+
+/*
+ * Allocate a ring with room for at least @nelem entries of @elem bytes. Slots are a power of
+ * two in number and in size (at least a cache line); one slot always stays empty, so the
+ * ring holds 2^n - 1 entries. For user rings, @mi receives the mmap() offset and size.
+ */
+int rxe_queue_init(struct rxe_dev *dev, struct rxe_queue *q, u32 nelem, size_t elem,
+		   struct ib_udata *udata, struct mminfo *mi)
+{
+	u32 slots = roundup_pow_of_two(max_t(u32, nelem + 1, 2));
+	size_t esize = roundup_pow_of_two(max_t(size_t, elem, SMP_CACHE_BYTES));
+	int err;
+
+	q->log2_elem = ilog2(esize);
+	q->mask = slots - 1;
+	q->index = 0;
+	q->size = PAGE_ALIGN(sizeof(struct rxe_queue_buf) + (size_t)slots * esize);
+	q->mmap = NULL;
+	q->buf = udata ? vmalloc_user(q->size) : vzalloc(q->size);
+	if (!q->buf)
+		return -ENOMEM;
+	q->buf->log2_elem_size = q->log2_elem;
+	q->buf->index_mask = q->mask;
+
+	if (!udata)
+		return 0;
+
+	q->mmap = kzalloc(sizeof(*q->mmap), GFP_KERNEL);
+	if (!q->mmap) {
+		err = -ENOMEM;
+		goto err_buf;
+	}
+	q->mmap->buf = q->buf;
+	err = rdma_user_mmap_entry_insert(&rdma_udata_to_drv_context(udata, struct rxe_ucontext, ib)->ib,
+					  &q->mmap->rdma, q->size);
+	if (err) {
+		kfree(q->mmap);
+		q->mmap = NULL;
+		goto err_buf;
+	}
+	mi->offset = rdma_user_mmap_get_offset(&q->mmap->rdma);
+	mi->size = q->size;
+	mi->pad = 0;
+	return 0;
+
+err_buf:
+	vfree(q->buf);
+	q->buf = NULL;
+	return err;
+}
+
+/* Drop our use of the ring. User rings are freed by rxe_mmap_free() once unmapped. */
+void rxe_queue_free(struct rxe_queue *q)
+{
+	if (!q->buf)
+		return;
+	if (q->mmap)
+		rdma_user_mmap_entry_remove(&q->mmap->rdma);
+	else
+		vfree(q->buf);
+	q->buf = NULL;
+	q->mmap = NULL;
+}
+
+int rxe_mmap(struct ib_ucontext *ctx, struct vm_area_struct *vma)
+{
+	struct rdma_user_mmap_entry *rentry;
+	struct rxe_mmap_entry *entry;
+	int err;
+
+	rentry = rdma_user_mmap_entry_get(ctx, vma);
+	if (!rentry)
+		return -EINVAL;
+	entry = container_of(rentry, struct rxe_mmap_entry, rdma);
+	err = remap_vmalloc_range(vma, entry->buf, 0);
+	rdma_user_mmap_entry_put(rentry);
+	return err;
+}
+
+void rxe_mmap_free(struct rdma_user_mmap_entry *rentry)
+{
+	struct rxe_mmap_entry *entry = container_of(rentry, struct rxe_mmap_entry, rdma);
+
+	vfree(entry->buf);
+	kfree(entry);
+}

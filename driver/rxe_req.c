@@ -1,0 +1,444 @@
+// SPDX-License-Identifier: GPL-2.0
+/* rxe_req.c - requester: copy send WQEs out of the ring, validate them, and transmit packets. */
+
+#include "rxe.h"
+
+bool rxe_is_rd_atomic(u32 opcode)
+{
+	return opcode == IB_WR_RDMA_READ || opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static bool rxe_opcode_ok(struct rxe_qp *qp, u32 opcode)
+{
+	if (qp->ib.qp_type != IB_QPT_RC)
+		return opcode == IB_WR_SEND || opcode == IB_WR_SEND_WITH_IMM;
+	switch (opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_RDMA_READ:
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Find an AH by number and copy its address vector. */
+static int rxe_ah_av(struct rxe_dev *dev, u32 ah_num, struct rxe_addr *av)
+{
+	struct rxe_ah *ah;
+	unsigned long flags;
+	int err = -EINVAL;
+
+	xa_lock_irqsave(&dev->ahs, flags);
+	ah = xa_load(&dev->ahs, ah_num);
+	if (ah) {
+		*av = ah->av;
+		err = 0;
+	}
+	xa_unlock_irqrestore(&dev->ahs, flags);
+	return err;
+}
+
+/*
+ * Copy the WQE in ring slot @idx into its kernel copy and check it. The ring is shared with
+ * user space, so it is read exactly once here; all later work uses the copy.
+ */
+static void rxe_fetch_swqe(struct rxe_qp *qp, u32 idx)
+{
+	const u8 *slot = rxe_queue_slot(&qp->sq, idx);
+	struct rxe_swqe *w = rxe_swqe(qp, idx);
+	struct rxe_send_wqe hdr;
+	u64 len = 0;
+	u32 i;
+
+	memcpy(&hdr, slot, sizeof(hdr));
+	memset(w, 0, sizeof(*w));
+	w->wr_id = hdr.wr.wr_id;
+	w->opcode = hdr.wr.opcode;
+	w->flags = hdr.wr.send_flags;
+	w->imm = hdr.wr.ex.imm_data;
+	w->inv_rkey = hdr.wr.ex.invalidate_rkey;
+	w->state = RXE_WQE_PENDING;
+
+	if (!rxe_opcode_ok(qp, w->opcode)) {
+		w->bad_status = IB_WC_LOC_QP_OP_ERR;
+		return;
+	}
+	switch (w->opcode) {
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		w->raddr = hdr.wr.wr.atomic.remote_addr;
+		w->rkey = hdr.wr.wr.atomic.rkey;
+		w->compare = hdr.wr.wr.atomic.compare_add;
+		w->swap_add = w->opcode == IB_WR_ATOMIC_CMP_AND_SWP ? hdr.wr.wr.atomic.swap :
+			      hdr.wr.wr.atomic.compare_add;
+		w->flags &= ~IB_SEND_INLINE;
+		break;
+	case IB_WR_RDMA_READ:
+		w->flags &= ~IB_SEND_INLINE;
+		fallthrough;
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		w->raddr = hdr.wr.wr.rdma.remote_addr;
+		w->rkey = hdr.wr.wr.rdma.rkey;
+		break;
+	default:
+		if (qp->ib.qp_type != IB_QPT_RC) {
+			w->remote_qpn = hdr.wr.wr.ud.remote_qpn & RXE_QPN_MASK;
+			w->remote_qkey = hdr.wr.wr.ud.remote_qkey;
+			if (rxe_ah_av(qp->dev, hdr.wr.wr.ud.ah_num, &w->av)) {
+				w->bad_status = IB_WC_LOC_QP_OP_ERR;
+				return;
+			}
+		}
+		break;
+	}
+
+	if (w->flags & IB_SEND_INLINE) {
+		len = hdr.dma.length;
+		if (len > qp->sq_max_inline) {
+			w->bad_status = IB_WC_LOC_LEN_ERR;
+			return;
+		}
+		memcpy(w->data, slot + sizeof(hdr), len);
+		w->inl = true;
+	} else {
+		w->num_sge = hdr.dma.num_sge;
+		if (w->num_sge > qp->sq_max_sge) {
+			w->num_sge = 0;
+			w->bad_status = IB_WC_LOC_LEN_ERR;
+			return;
+		}
+		memcpy(w->sge, slot + sizeof(hdr), w->num_sge * sizeof(struct rxe_sge));
+		for (i = 0; i < w->num_sge; i++)
+			len += w->sge[i].length;
+	}
+	if (len > RXE_MAX_MSG ||
+	    (qp->ib.qp_type != IB_QPT_RC && len > qp->mtu) ||
+	    ((w->opcode == IB_WR_ATOMIC_CMP_AND_SWP || w->opcode == IB_WR_ATOMIC_FETCH_AND_ADD) &&
+	     len != 8)) {
+		w->bad_status = IB_WC_LOC_LEN_ERR;
+		return;
+	}
+	w->length = len;
+}
+
+static u32 rxe_npkts(struct rxe_qp *qp, struct rxe_swqe *w)
+{
+	if (w->opcode == IB_WR_ATOMIC_CMP_AND_SWP || w->opcode == IB_WR_ATOMIC_FETCH_AND_ADD)
+		return 1;
+	return max_t(u32, 1, DIV_ROUND_UP(w->length, qp->mtu));
+}
+
+static unsigned long rxe_retry_jiffies(struct rxe_qp *qp)
+{
+	u8 t = qp->attr.timeout;
+
+	if (!t || t > 31)
+		return 2 * HZ;
+	return max_t(unsigned long, nsecs_to_jiffies(4096ULL << t), HZ / 20);
+}
+
+void rxe_arm_retry(struct rxe_qp *qp)
+{
+	if (rxe_psn_diff(qp->req_psn, qp->acked_psn) > 0 && !qp->dying)
+		mod_timer(&qp->retry_timer, jiffies + rxe_retry_jiffies(qp));
+	else
+		del_timer(&qp->retry_timer);
+}
+
+/* Start again from the oldest WQE not yet completed; the PSNs come out the same. */
+void rxe_rewind(struct rxe_qp *qp)
+{
+	u32 idx = qp->sq.index;
+	struct rxe_swqe *w;
+
+	if (idx == qp->sq_fetched)
+		return;
+	w = rxe_swqe(qp, idx);
+	if (w->state == RXE_WQE_PENDING)
+		return;
+	qp->req_psn = w->first_psn;
+	for (; idx != qp->sq_fetched; idx = (idx + 1) & qp->sq.mask) {
+		w = rxe_swqe(qp, idx);
+		if (w->state == RXE_WQE_PENDING)
+			break;
+		w->state = RXE_WQE_PENDING;
+	}
+	qp->req_idx = qp->sq.index;
+	qp->pkts_since_ackreq = 0;
+}
+
+void rxe_complete_swqe(struct rxe_qp *qp, struct rxe_swqe *w, enum ib_wc_status status)
+{
+	if (status != IB_WC_SUCCESS || qp->sig_all || (w->flags & IB_SEND_SIGNALED)) {
+		struct ib_uverbs_wc wc = {};
+
+		wc.wr_id = w->wr_id;
+		wc.status = status;
+		switch (w->opcode) {
+		case IB_WR_RDMA_WRITE:
+		case IB_WR_RDMA_WRITE_WITH_IMM:
+			wc.opcode = IB_WC_RDMA_WRITE;
+			break;
+		case IB_WR_RDMA_READ:
+			wc.opcode = IB_WC_RDMA_READ;
+			break;
+		case IB_WR_ATOMIC_CMP_AND_SWP:
+			wc.opcode = IB_WC_COMP_SWAP;
+			break;
+		case IB_WR_ATOMIC_FETCH_AND_ADD:
+			wc.opcode = IB_WC_FETCH_ADD;
+			break;
+		default:
+			wc.opcode = IB_WC_SEND;
+			break;
+		}
+		wc.byte_len = w->length;
+		wc.qp_num = qp->ib.qp_num;
+		rxe_cq_post(qp->scq, &wc, qp, false);
+	}
+	w->state = RXE_WQE_DONE;
+	if (qp->req_idx == qp->sq.index)
+		qp->req_idx = (qp->req_idx + 1) & qp->sq.mask;
+	rxe_queue_consume(&qp->sq);
+}
+
+static u32 rxe_rd_atomic_outstanding(struct rxe_qp *qp)
+{
+	u32 idx, n = 0;
+
+	for (idx = qp->sq.index; idx != qp->req_idx; idx = (idx + 1) & qp->sq.mask) {
+		struct rxe_swqe *w = rxe_swqe(qp, idx);
+
+		if (w->state == RXE_WQE_SENT && rxe_is_rd_atomic(w->opcode))
+			n++;
+	}
+	return n;
+}
+
+static u8 rxe_req_opcode(struct rxe_qp *qp, struct rxe_swqe *w, bool first, bool last)
+{
+	bool imm = w->opcode == IB_WR_SEND_WITH_IMM || w->opcode == IB_WR_RDMA_WRITE_WITH_IMM;
+
+	if (qp->ib.qp_type != IB_QPT_RC)
+		return imm ? IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE : IB_OPCODE_UD_SEND_ONLY;
+	switch (w->opcode) {
+	case IB_WR_RDMA_READ:
+		return IB_OPCODE_RC_RDMA_READ_REQUEST;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return IB_OPCODE_RC_COMPARE_SWAP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return IB_OPCODE_RC_FETCH_ADD;
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		if (first && last)
+			return imm ? IB_OPCODE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE :
+				     IB_OPCODE_RC_RDMA_WRITE_ONLY;
+		if (first)
+			return IB_OPCODE_RC_RDMA_WRITE_FIRST;
+		if (last)
+			return imm ? IB_OPCODE_RC_RDMA_WRITE_LAST_WITH_IMMEDIATE :
+				     IB_OPCODE_RC_RDMA_WRITE_LAST;
+		return IB_OPCODE_RC_RDMA_WRITE_MIDDLE;
+	default:
+		if (first && last)
+			return w->opcode == IB_WR_SEND_WITH_INV ?
+				IB_OPCODE_RC_SEND_ONLY_WITH_INVALIDATE :
+			       imm ? IB_OPCODE_RC_SEND_ONLY_WITH_IMMEDIATE : IB_OPCODE_RC_SEND_ONLY;
+		if (first)
+			return IB_OPCODE_RC_SEND_FIRST;
+		if (last)
+			return w->opcode == IB_WR_SEND_WITH_INV ?
+				IB_OPCODE_RC_SEND_LAST_WITH_INVALIDATE :
+			       imm ? IB_OPCODE_RC_SEND_LAST_WITH_IMMEDIATE : IB_OPCODE_RC_SEND_LAST;
+		return IB_OPCODE_RC_SEND_MIDDLE;
+	}
+}
+
+/*
+ * Build and send the next packet of @w. Returns 0, or a negative error when the WQE's
+ * local memory is bad (w->bad_status is then set).
+ */
+static int rxe_send_next(struct rxe_qp *qp, struct rxe_swqe *w)
+{
+	bool rd_atomic = rxe_is_rd_atomic(w->opcode);
+	bool ud = qp->ib.qp_type != IB_QPT_RC;
+	u32 paylen = rd_atomic ? 0 : min(qp->mtu, w->length - w->sent);
+	bool first = w->sent == 0, last = rd_atomic || w->sent + paylen == w->length;
+	u8 opcode = rxe_req_opcode(qp, w, first, last);
+	const struct rxe_addr *av = ud ? &w->av : &qp->av;
+	u32 mask = rxe_opinfo[opcode].mask;
+	struct sk_buff *skb;
+	bool ackreq;
+	u32 dqpn;
+
+	skb = rxe_pkt_alloc(qp->dev, av, opcode, paylen);
+	if (!skb)
+		return -ENOMEM;
+	if (paylen) {
+		int err = 0;
+
+		if (w->inl)
+			memcpy(rxe_payload(skb), w->data + w->sent, paylen);
+		else
+			err = rxe_sgl_copy(qp, w->sge, w->num_sge, &w->cur_sge, &w->sge_off,
+					   rxe_payload(skb), paylen, false);
+		if (err) {
+			kfree_skb(skb);
+			w->bad_status = IB_WC_LOC_PROT_ERR;
+			return err;
+		}
+	}
+	if (ud) {
+		struct rxe_deth *deth = rxe_ext(skb, RXE_EXT_DETH);
+		u32 qkey = (w->remote_qkey & 0x80000000) ? qp->attr.qkey : w->remote_qkey;
+
+		deth->qkey = cpu_to_be32(qkey);
+		deth->sqp = cpu_to_be32(qp->ib.qp_num & RXE_QPN_MASK);
+		dqpn = w->remote_qpn;
+		ackreq = false;
+	} else {
+		dqpn = qp->attr.dest_qp_num;
+		ackreq = last || ++qp->pkts_since_ackreq >= RXE_ACKREQ_EVERY;
+		if (ackreq)
+			qp->pkts_since_ackreq = 0;
+	}
+	if (mask & RXE_RETH) {
+		struct rxe_reth *reth = rxe_ext(skb, RXE_EXT_RETH);
+
+		reth->va = cpu_to_be64(w->raddr);
+		reth->rkey = cpu_to_be32(w->rkey);
+		reth->len = cpu_to_be32(w->length);
+	}
+	if (mask & RXE_ATMETH) {
+		struct rxe_atmeth *a = rxe_ext(skb, RXE_EXT_ATMETH);
+
+		a->va = cpu_to_be64(w->raddr);
+		a->rkey = cpu_to_be32(w->rkey);
+		a->swap_add = cpu_to_be64(w->swap_add);
+		a->compare = cpu_to_be64(w->compare);
+	}
+	if (mask & RXE_IMMDT)
+		*(__be32 *)rxe_ext(skb, RXE_EXT_IMMDT) = w->imm;
+	if (mask & RXE_IETH)
+		*(__be32 *)rxe_ext(skb, RXE_EXT_IETH) = cpu_to_be32(w->inv_rkey);
+	rxe_bth_init(skb, opcode, last && (w->flags & IB_SEND_SOLICITED), dqpn, ackreq,
+		     qp->req_psn, paylen);
+
+	w->sent += paylen;
+	qp->req_psn = rxe_psn_add(qp->req_psn, rd_atomic ? rxe_npkts(qp, w) : 1);
+	if (last)
+		w->state = RXE_WQE_SENT;
+	rxe_pkt_send(qp->dev, av, qp->src_port, skb);
+	return 0;
+}
+
+/* Transmit as much as the window, the read/atomic limit and fences allow. */
+void rxe_requester(struct rxe_qp *qp)
+{
+	int budget = 64;
+
+	while (budget-- > 0 && !qp->rnr_wait) {
+		u32 prod = smp_load_acquire(&qp->sq.buf->producer_index) & qp->sq.mask;
+		struct rxe_swqe *w;
+
+		if (qp->req_idx == qp->sq_fetched) {
+			if (prod == qp->sq_fetched)
+				break;
+			rxe_fetch_swqe(qp, qp->sq_fetched);
+			qp->sq_fetched = (qp->sq_fetched + 1) & qp->sq.mask;
+		}
+		w = rxe_swqe(qp, qp->req_idx);
+		if (w->bad_status) {
+			/* Completions are in order: wait until it is the oldest. */
+			if (qp->req_idx == qp->sq.index) {
+				rxe_complete_swqe(qp, w, w->bad_status);
+				rxe_qp_error(qp);
+			}
+			break;
+		}
+		if (qp->state == IB_QPS_SQD && w->state == RXE_WQE_PENDING)
+			break;
+		if (w->state == RXE_WQE_PENDING) {
+			if (qp->ib.qp_type == IB_QPT_RC) {
+				u32 outst = rxe_rd_atomic_outstanding(qp);
+
+				if ((w->flags & IB_SEND_FENCE) && outst)
+					break;
+				if (rxe_is_rd_atomic(w->opcode) &&
+				    outst >= max_t(u32, qp->attr.max_rd_atomic, 1))
+					break;
+			}
+			w->first_psn = qp->req_psn;
+			w->last_psn = rxe_psn_add(qp->req_psn, rxe_npkts(qp, w) - 1);
+			w->sent = 0;
+			w->cur_sge = 0;
+			w->sge_off = 0;
+			w->rx_off = 0;
+			w->rx_pkts = 0;
+			w->state = RXE_WQE_SENDING;
+		}
+		if (qp->ib.qp_type == IB_QPT_RC &&
+		    rxe_psn_diff(qp->req_psn, qp->acked_psn) >= RXE_WINDOW)
+			break;
+		if (rxe_send_next(qp, w))
+			continue;	/* bad_status set: handled above */
+		if (w->state == RXE_WQE_SENT) {
+			if (qp->ib.qp_type != IB_QPT_RC) {
+				/* Unreliable: done once it is on the wire. */
+				rxe_complete_swqe(qp, w, IB_WC_SUCCESS);
+			} else {
+				qp->req_idx = (qp->req_idx + 1) & qp->sq.mask;
+			}
+		}
+		if (qp->ib.qp_type == IB_QPT_RC && !timer_pending(&qp->retry_timer))
+			rxe_arm_retry(qp);
+	}
+	if (budget < 0)
+		rxe_qp_kick(qp);
+}
+
+/* Error state: every WQE still queued completes with a flush error. */
+void rxe_flush(struct rxe_qp *qp)
+{
+	u32 prod = smp_load_acquire(&qp->sq.buf->producer_index) & qp->sq.mask;
+	struct ib_uverbs_wc wc = {};
+
+	del_timer(&qp->retry_timer);
+	while (qp->sq.index != prod) {
+		struct rxe_swqe *w = rxe_swqe(qp, qp->sq.index);
+
+		if (qp->sq.index == qp->sq_fetched) {
+			rxe_fetch_swqe(qp, qp->sq_fetched);
+			qp->sq_fetched = (qp->sq_fetched + 1) & qp->sq.mask;
+		}
+		if (qp->req_idx == qp->sq.index)
+			qp->req_idx = (qp->req_idx + 1) & qp->sq.mask;
+		w->flags |= IB_SEND_SIGNALED;
+		rxe_complete_swqe(qp, w, IB_WC_WR_FLUSH_ERR);
+	}
+	qp->req_idx = qp->sq_fetched = qp->sq.index;
+
+	wc.status = IB_WC_WR_FLUSH_ERR;
+	wc.opcode = IB_WC_RECV;
+	wc.qp_num = qp->ib.qp_num;
+	if (qp->rwqe_valid) {
+		wc.wr_id = qp->rwqe.wr_id;
+		rxe_cq_post(qp->rcq ? qp->rcq : qp->scq, &wc, qp, false);
+		qp->rwqe_valid = false;
+	}
+	if (!qp->srq && qp->rcq) {
+		while (!rxe_fetch_rwqe(qp, &qp->rwqe)) {
+			wc.wr_id = qp->rwqe.wr_id;
+			rxe_cq_post(qp->rcq, &wc, qp, false);
+		}
+	}
+	skb_queue_purge(&qp->rxq);
+}

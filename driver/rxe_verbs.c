@@ -1,0 +1,920 @@
+// SPDX-License-Identifier: GPL-2.0
+/* rxe_verbs.c - verbs objects: device/port queries, contexts, PDs, AHs, CQs, SRQs and QPs. */
+
+#include <linux/vmalloc.h>
+#include <linux/hash.h>
+#include <rdma/ib_addr.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_mad.h>
+#include "rxe.h"
+
+int rxe_query_device(struct ib_device *ib, struct ib_device_attr *a, struct ib_udata *udata)
+{
+	if (udata && udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+	memset(a, 0, sizeof(*a));
+	a->sys_image_guid = ib->node_guid;
+	a->max_mr_size = U64_MAX;
+	a->page_size_cap = ~(u64)(PAGE_SIZE - 1);
+	a->vendor_id = 0xffffff;
+	a->max_qp = RXE_MAX_QP;
+	a->max_qp_wr = RXE_MAX_QP_WR;
+	a->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN | IB_DEVICE_SYS_IMAGE_GUID;
+	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	a->max_send_sge = RXE_MAX_SGE;
+	a->max_recv_sge = RXE_MAX_SGE;
+	a->max_sge_rd = RXE_MAX_SGE;
+	a->max_cq = RXE_MAX_CQ;
+	a->max_cqe = RXE_MAX_CQE - 1;
+	a->max_mr = RXE_MAX_MR;
+	a->max_pd = RXE_MAX_PD;
+	a->max_qp_rd_atom = RXE_MAX_RD_ATOMIC;
+	a->max_qp_init_rd_atom = RXE_MAX_RD_ATOMIC;
+	a->max_res_rd_atom = RXE_MAX_RD_ATOMIC * 1024;
+	a->atomic_cap = IB_ATOMIC_HCA;
+	a->max_ah = RXE_MAX_AH;
+	a->max_srq = RXE_MAX_SRQ;
+	a->max_srq_wr = RXE_MAX_SRQ_WR - 1;
+	a->max_srq_sge = RXE_MAX_SGE;
+	a->max_pkeys = 1;
+	a->local_ca_ack_delay = 15;
+	return 0;
+}
+
+static bool rxe_port_up(struct rxe_dev *dev)
+{
+	return netif_running(dev->ndev) && netif_carrier_ok(dev->ndev);
+}
+
+int rxe_query_port(struct ib_device *ib, u32 port, struct ib_port_attr *a)
+{
+	struct rxe_dev *dev = to_rdev(ib);
+	bool up = rxe_port_up(dev);
+
+	memset(a, 0, sizeof(*a));
+	a->state = up ? IB_PORT_ACTIVE : IB_PORT_DOWN;
+	a->phys_state = up ? IB_PORT_PHYS_STATE_LINK_UP : IB_PORT_PHYS_STATE_DISABLED;
+	a->max_mtu = IB_MTU_4096;
+	a->active_mtu = iboe_get_mtu(READ_ONCE(dev->ndev->mtu));
+	a->gid_tbl_len = RXE_GID_TBL_LEN;
+	a->port_cap_flags = IB_PORT_CM_SUP;
+	a->max_msg_sz = RXE_MAX_MSG;
+	a->pkey_tbl_len = 1;
+	a->max_vl_num = 1;
+	return ib_get_eth_speed(ib, port, &a->active_speed, &a->active_width);
+}
+
+int rxe_get_port_immutable(struct ib_device *ib, u32 port, struct ib_port_immutable *im)
+{
+	struct ib_port_attr a;
+	int err;
+
+	err = ib_query_port(ib, port, &a);
+	if (err)
+		return err;
+	im->pkey_tbl_len = a.pkey_tbl_len;
+	im->gid_tbl_len = a.gid_tbl_len;
+	im->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	im->max_mad_size = IB_MGMT_MAD_SIZE;
+	return 0;
+}
+
+enum rdma_link_layer rxe_get_link_layer(struct ib_device *ib, u32 port)
+{
+	return IB_LINK_LAYER_ETHERNET;
+}
+
+int rxe_query_pkey(struct ib_device *ib, u32 port, u16 index, u16 *pkey)
+{
+	if (index)
+		return -EINVAL;
+	*pkey = RXE_DEFAULT_PKEY;
+	return 0;
+}
+
+int rxe_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata)
+{
+	return 0;
+}
+
+void rxe_dealloc_ucontext(struct ib_ucontext *uctx)
+{
+}
+
+int rxe_alloc_pd(struct ib_pd *pd, struct ib_udata *udata)
+{
+	return 0;
+}
+
+int rxe_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata)
+{
+	return 0;
+}
+
+/* ---- address handles ---- */
+
+int rxe_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init, struct ib_udata *udata)
+{
+	struct rxe_dev *dev = to_rdev(ibah->device);
+	struct rxe_ah *ah = to_rah(ibah);
+	gfp_t gfp = (init->flags & RDMA_CREATE_AH_SLEEPABLE) ? GFP_KERNEL : GFP_ATOMIC;
+	struct rxe_create_ah_resp resp = {};
+	int err;
+
+	err = rxe_av_from_attr(dev, &ah->av, init->ah_attr);
+	if (err)
+		return err;
+	err = xa_alloc_cyclic_irq(&dev->ahs, &ah->ah_num, ah, XA_LIMIT(1, RXE_MAX_AH),
+				  &dev->next_ah, gfp);
+	if (err < 0)
+		return err;
+	if (udata && udata->outlen) {
+		resp.ah_num = ah->ah_num;
+		err = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
+		if (err) {
+			xa_erase_irq(&dev->ahs, ah->ah_num);
+			return err;
+		}
+	}
+	return 0;
+}
+
+int rxe_destroy_ah(struct ib_ah *ibah, u32 flags)
+{
+	struct rxe_ah *ah = to_rah(ibah);
+	unsigned long irqf;
+
+	xa_lock_irqsave(&to_rdev(ibah->device)->ahs, irqf);
+	__xa_erase(&to_rdev(ibah->device)->ahs, ah->ah_num);
+	xa_unlock_irqrestore(&to_rdev(ibah->device)->ahs, irqf);
+	return 0;
+}
+
+int rxe_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->type = ibah->type;
+	return 0;
+}
+
+/* ---- completion queues ---- */
+
+int rxe_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr, struct ib_udata *udata)
+{
+	struct rxe_dev *dev = to_rdev(ibcq->device);
+	struct rxe_cq *cq = to_rcq(ibcq);
+	struct rxe_create_cq_resp resp = {};
+	int err;
+
+	if (attr->flags)
+		return -EOPNOTSUPP;
+	if (attr->cqe < 1 || attr->cqe >= RXE_MAX_CQE)
+		return -EINVAL;
+	spin_lock_init(&cq->lock);
+	cq->user = !!udata;
+	err = rxe_queue_init(dev, &cq->q, attr->cqe, sizeof(union rxe_cqe), udata, &resp.mi);
+	if (err)
+		return err;
+	cq->ib.cqe = cq->q.mask;
+	if (udata) {
+		err = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
+		if (err) {
+			rxe_queue_free(&cq->q);
+			return err;
+		}
+	}
+	return 0;
+}
+
+int rxe_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	rxe_queue_free(&to_rcq(ibcq)->q);
+	return 0;
+}
+
+/*
+ * Add one completion (in user ABI form) to @cq and raise the completion event if armed.
+ * A full CQ loses the entry and reports IB_EVENT_CQ_ERR once.
+ */
+void rxe_cq_post(struct rxe_cq *cq, const struct ib_uverbs_wc *wc, struct rxe_qp *qp,
+		 bool solicited)
+{
+	bool notify = false, overflow = false;
+	union rxe_cqe *cqe;
+	unsigned long flags;
+	u32 cons;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	cons = smp_load_acquire(&cq->q.buf->consumer_index);
+	if (((cq->q.index + 1 - cons) & cq->q.mask) == 0) {
+		overflow = !cq->overflow;
+		cq->overflow = true;
+		goto out;
+	}
+	cqe = rxe_queue_slot(&cq->q, cq->q.index);
+	if (cq->user) {
+		memcpy(&cqe->u, wc, sizeof(*wc));
+	} else {
+		struct ib_wc *k = &cqe->k;
+
+		memset(k, 0, sizeof(*k));
+		k->wr_id = wc->wr_id;
+		k->status = wc->status;
+		k->opcode = wc->opcode;
+		k->byte_len = wc->byte_len;
+		k->qp = &qp->ib;
+		k->ex.imm_data = (__force __be32)wc->ex.imm_data;
+		k->src_qp = wc->src_qp;
+		k->wc_flags = wc->wc_flags;
+		k->port_num = 1;
+		k->network_hdr_type = RDMA_NETWORK_IPV4;
+	}
+	cq->q.index = (cq->q.index + 1) & cq->q.mask;
+	smp_store_release(&cq->q.buf->producer_index, cq->q.index);
+	if (cq->armed == IB_CQ_NEXT_COMP || (cq->armed == IB_CQ_SOLICITED && solicited)) {
+		cq->armed = 0;
+		notify = true;
+	}
+out:
+	spin_unlock_irqrestore(&cq->lock, flags);
+	if (notify && cq->ib.comp_handler)
+		cq->ib.comp_handler(&cq->ib, cq->ib.cq_context);
+	if (overflow && cq->ib.event_handler) {
+		struct ib_event ev = { .device = cq->ib.device, .event = IB_EVENT_CQ_ERR,
+				       .element.cq = &cq->ib };
+
+		cq->ib.event_handler(&ev, cq->ib.cq_context);
+	}
+}
+
+int rxe_poll_cq(struct ib_cq *ibcq, int n, struct ib_wc *wc)
+{
+	struct rxe_cq *cq = to_rcq(ibcq);
+	unsigned long flags;
+	int i = 0;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	while (i < n) {
+		u32 cons = cq->q.buf->consumer_index & cq->q.mask;
+
+		if (cons == cq->q.index)
+			break;
+		wc[i++] = ((union rxe_cqe *)rxe_queue_slot(&cq->q, cons))->k;
+		smp_store_release(&cq->q.buf->consumer_index, (cons + 1) & cq->q.mask);
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return i;
+}
+
+int rxe_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
+{
+	struct rxe_cq *cq = to_rcq(ibcq);
+	unsigned long irqf;
+	int ret = 0;
+
+	spin_lock_irqsave(&cq->lock, irqf);
+	if (cq->armed != IB_CQ_NEXT_COMP)
+		cq->armed = flags & IB_CQ_SOLICITED_MASK;
+	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) &&
+	    (smp_load_acquire(&cq->q.buf->consumer_index) & cq->q.mask) != cq->q.index)
+		ret = 1;
+	spin_unlock_irqrestore(&cq->lock, irqf);
+	return ret;
+}
+
+/* ---- shared receive queues ---- */
+
+int rxe_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init, struct ib_udata *udata)
+{
+	struct rxe_dev *dev = to_rdev(ibsrq->device);
+	struct rxe_srq *srq = to_rsrq(ibsrq);
+	struct rxe_create_srq_resp resp = {};
+	static atomic_t srq_num = ATOMIC_INIT(0);
+	int err;
+
+	if (init->srq_type != IB_SRQT_BASIC)
+		return -EOPNOTSUPP;
+	if (!init->attr.max_wr || init->attr.max_wr >= RXE_MAX_SRQ_WR ||
+	    init->attr.max_sge > RXE_MAX_SGE)
+		return -EINVAL;
+	spin_lock_init(&srq->lock);
+	srq->user = !!udata;
+	srq->max_sge = max_t(u32, init->attr.max_sge, 1);
+	err = rxe_queue_init(dev, &srq->q, init->attr.max_wr,
+			     sizeof(struct rxe_recv_wqe) + srq->max_sge * sizeof(struct rxe_sge),
+			     udata, &resp.mi);
+	if (err)
+		return err;
+	init->attr.max_wr = srq->q.mask;
+	init->attr.max_sge = srq->max_sge;
+	srq->limit = init->attr.srq_limit;
+	if (udata) {
+		resp.srq_num = atomic_inc_return(&srq_num) & 0xffffff;
+		err = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
+		if (err) {
+			rxe_queue_free(&srq->q);
+			return err;
+		}
+	}
+	return 0;
+}
+
+int rxe_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr, enum ib_srq_attr_mask mask,
+		   struct ib_udata *udata)
+{
+	struct rxe_srq *srq = to_rsrq(ibsrq);
+
+	if (mask & IB_SRQ_MAX_WR)
+		return -EOPNOTSUPP;	/* resizing is not supported */
+	if (mask & IB_SRQ_LIMIT) {
+		if (attr->srq_limit > srq->q.mask)
+			return -EINVAL;
+		spin_lock_bh(&srq->lock);
+		srq->limit = attr->srq_limit;
+		spin_unlock_bh(&srq->lock);
+	}
+	return 0;
+}
+
+int rxe_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
+{
+	struct rxe_srq *srq = to_rsrq(ibsrq);
+
+	attr->max_wr = srq->q.mask;
+	attr->max_sge = srq->max_sge;
+	attr->srq_limit = srq->limit;
+	return 0;
+}
+
+int rxe_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
+{
+	rxe_queue_free(&to_rsrq(ibsrq)->q);
+	return 0;
+}
+
+/* Kernel receive posting into a ring we also consume from. */
+static int rxe_post_recv_ring(struct rxe_queue *q, spinlock_t *lock, u32 max_sge,
+			      const struct ib_recv_wr *wr, const struct ib_recv_wr **bad)
+{
+	unsigned long flags;
+	int err = 0;
+
+	spin_lock_irqsave(lock, flags);
+	for (; wr; wr = wr->next) {
+		u32 prod = q->buf->producer_index & q->mask;
+		u32 cons = smp_load_acquire(&q->buf->consumer_index);
+		struct rxe_recv_wqe *w;
+		int i;
+
+		if (((prod + 1 - cons) & q->mask) == 0) {
+			err = -ENOMEM;
+			break;
+		}
+		if (wr->num_sge < 0 || wr->num_sge > max_sge) {
+			err = -EINVAL;
+			break;
+		}
+		w = rxe_queue_slot(q, prod);
+		memset(w, 0, sizeof(*w));
+		w->wr_id = wr->wr_id;
+		w->dma.num_sge = wr->num_sge;
+		for (i = 0; i < wr->num_sge; i++) {
+			w->dma.sge[i].addr = wr->sg_list[i].addr;
+			w->dma.sge[i].length = wr->sg_list[i].length;
+			w->dma.sge[i].lkey = wr->sg_list[i].lkey;
+			w->dma.length += wr->sg_list[i].length;
+		}
+		smp_store_release(&q->buf->producer_index, (prod + 1) & q->mask);
+	}
+	spin_unlock_irqrestore(lock, flags);
+	if (err)
+		*bad = wr;
+	return err;
+}
+
+int rxe_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+		      const struct ib_recv_wr **bad)
+{
+	struct rxe_srq *srq = to_rsrq(ibsrq);
+
+	return rxe_post_recv_ring(&srq->q, &srq->lock, srq->max_sge, wr, bad);
+}
+
+/*
+ * Take the next receive WQE (from the SRQ or the QP's RQ) and copy it out; the slot is
+ * released at once. Returns -ENOSPC when none is posted.
+ */
+int rxe_fetch_rwqe(struct rxe_qp *qp, struct rxe_rwqe *rw)
+{
+	struct rxe_srq *srq = qp->srq;
+	struct rxe_queue *q = srq ? &srq->q : &qp->rq;
+	u32 max_sge = srq ? srq->max_sge : qp->rq_max_sge;
+	struct rxe_recv_wqe hdr;
+	bool limit_event = false;
+	u64 len = 0;
+	void *slot;
+	u32 i, avail;
+
+	if (srq)
+		spin_lock_bh(&srq->lock);
+	avail = rxe_queue_avail(q);
+	if (!avail) {
+		if (srq)
+			spin_unlock_bh(&srq->lock);
+		return -ENOSPC;
+	}
+	slot = rxe_queue_slot(q, q->index);
+	memcpy(&hdr, slot, sizeof(hdr));
+	rw->wr_id = hdr.wr_id;
+	rw->num_sge = hdr.dma.num_sge;
+	if (rw->num_sge > max_sge)
+		rw->num_sge = 0;	/* garbage: treat as a zero-length buffer */
+	memcpy(rw->sge, slot + sizeof(hdr), rw->num_sge * sizeof(struct rxe_sge));
+	rxe_queue_consume(q);
+	if (srq && srq->limit && avail - 1 < srq->limit) {
+		srq->limit = 0;
+		limit_event = true;
+	}
+	if (srq)
+		spin_unlock_bh(&srq->lock);
+
+	for (i = 0; i < rw->num_sge; i++)
+		len += rw->sge[i].length;
+	rw->length = min_t(u64, len, RXE_MAX_MSG);
+	if (limit_event && srq->ib.event_handler) {
+		struct ib_event ev = { .device = srq->ib.device,
+				       .event = IB_EVENT_SRQ_LIMIT_REACHED,
+				       .element.srq = &srq->ib };
+
+		srq->ib.event_handler(&ev, srq->ib.srq_context);
+	}
+	return 0;
+}
+
+/* ---- queue pairs ---- */
+
+static void rxe_retry_timer_fn(struct timer_list *t)
+{
+	struct rxe_qp *qp = from_timer(qp, t, retry_timer);
+
+	if (!READ_ONCE(qp->dying)) {
+		WRITE_ONCE(qp->retry_fire, true);
+		queue_work(rxe_wq, &qp->work);
+	}
+}
+
+static void rxe_rnr_timer_fn(struct timer_list *t)
+{
+	struct rxe_qp *qp = from_timer(qp, t, rnr_timer);
+
+	if (!READ_ONCE(qp->dying)) {
+		WRITE_ONCE(qp->rnr_wait, false);
+		queue_work(rxe_wq, &qp->work);
+	}
+}
+
+void rxe_qp_kick(struct rxe_qp *qp)
+{
+	if (!READ_ONCE(qp->dying))
+		queue_work(rxe_wq, &qp->work);
+}
+
+/* Move to the error state; the worker flushes the queues. Called with qp->lock held. */
+void rxe_qp_error(struct rxe_qp *qp)
+{
+	if (qp->state == IB_QPS_ERR)
+		return;
+	qp->state = IB_QPS_ERR;
+	qp->sq_flush_pending = true;
+	if (qp->ib.event_handler && qp->ib.qp_type != IB_QPT_GSI) {
+		struct ib_event ev = { .device = qp->ib.device, .event = IB_EVENT_QP_FATAL,
+				       .element.qp = &qp->ib };
+
+		qp->ib.event_handler(&ev, qp->ib.qp_context);
+	}
+	rxe_qp_kick(qp);
+}
+
+/* The per-QP worker: received packets first, then the flush or the requester. */
+void rxe_qp_work(struct work_struct *work)
+{
+	struct rxe_qp *qp = container_of(work, struct rxe_qp, work);
+	struct sk_buff *skb;
+	int budget = 256;
+
+	mutex_lock(&qp->lock);
+	if (qp->dying)
+		goto out;
+	while (budget-- > 0 && (skb = skb_dequeue(&qp->rxq))) {
+		u32 mask = rxe_opinfo[rxe_pkt(skb)->opcode].mask;
+
+		if (qp->state < IB_QPS_RTR || qp->state == IB_QPS_ERR)
+			kfree_skb(skb);
+		else if (mask & RXE_REQ)
+			rxe_responder(qp, skb);
+		else
+			rxe_completer(qp, skb);
+	}
+	if (READ_ONCE(qp->retry_fire)) {
+		WRITE_ONCE(qp->retry_fire, false);
+		if (qp->state == IB_QPS_RTS)
+			rxe_comp_timeout(qp);
+	}
+	if (qp->state == IB_QPS_ERR)
+		rxe_flush(qp);
+	else if (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD)
+		rxe_requester(qp);
+	if (!skb_queue_empty(&qp->rxq))
+		queue_work(rxe_wq, &qp->work);
+out:
+	mutex_unlock(&qp->lock);
+}
+
+int rxe_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init, struct ib_udata *udata)
+{
+	struct rxe_dev *dev = to_rdev(ibqp->device);
+	struct rxe_qp *qp = to_rqp(ibqp);
+	struct rxe_create_qp_resp resp = {};
+	struct ib_qp_cap *cap = &init->cap;
+	size_t room, elem;
+	u32 qpn;
+	int err;
+
+	switch (init->qp_type) {
+	case IB_QPT_RC:
+	case IB_QPT_UD:
+		break;
+	case IB_QPT_GSI:
+		if (udata)
+			return -EOPNOTSUPP;
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (init->create_flags)
+		return -EOPNOTSUPP;
+	if (cap->max_send_wr >= RXE_MAX_QP_WR || cap->max_recv_wr >= RXE_MAX_QP_WR ||
+	    cap->max_send_sge > RXE_MAX_SGE || cap->max_recv_sge > RXE_MAX_SGE ||
+	    cap->max_inline_data > RXE_MAX_INLINE)
+		return -EINVAL;
+	if (!init->send_cq || (!init->recv_cq && !init->srq))
+		return -EINVAL;
+
+	qp->dev = dev;
+	qp->user = !!udata;
+	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->scq = to_rcq(init->send_cq);
+	qp->rcq = init->recv_cq ? to_rcq(init->recv_cq) : NULL;
+	qp->srq = init->srq ? to_rsrq(init->srq) : NULL;
+	qp->state = IB_QPS_RESET;
+	mutex_init(&qp->lock);
+	INIT_WORK(&qp->work, rxe_qp_work);
+	skb_queue_head_init(&qp->rxq);
+	timer_setup(&qp->retry_timer, rxe_retry_timer_fn, 0);
+	timer_setup(&qp->rnr_timer, rxe_rnr_timer_fn, 0);
+	spin_lock_init(&qp->sq_lock);
+	spin_lock_init(&qp->rq_lock);
+
+	/* Send ring: each slot holds the WQE and either its SGEs or its inline data. */
+	room = max_t(size_t, max_t(u32, cap->max_send_sge, 1) * sizeof(struct rxe_sge),
+		     cap->max_inline_data);
+	elem = roundup_pow_of_two(sizeof(struct rxe_send_wqe) + room);
+	room = elem - sizeof(struct rxe_send_wqe);
+	qp->sq_max_sge = min_t(size_t, room / sizeof(struct rxe_sge), RXE_MAX_SGE);
+	qp->sq_max_inline = min_t(size_t, room, RXE_MAX_INLINE);
+	err = rxe_queue_init(dev, &qp->sq, max_t(u32, cap->max_send_wr, 1), elem, udata,
+			     &resp.sq_mi);
+	if (err)
+		return err;
+	qp->swqe_size = ALIGN(sizeof(struct rxe_swqe) +
+			      max_t(size_t, qp->sq_max_sge * sizeof(struct rxe_sge),
+				    qp->sq_max_inline), 8);
+	qp->swqes = vzalloc(array_size(qp->sq.mask + 1, qp->swqe_size));
+	if (!qp->swqes) {
+		err = -ENOMEM;
+		goto err_sq;
+	}
+	cap->max_send_wr = qp->sq.mask;
+	cap->max_send_sge = qp->sq_max_sge;
+	cap->max_inline_data = qp->sq_max_inline;
+
+	if (!qp->srq) {
+		qp->rq_max_sge = max_t(u32, cap->max_recv_sge, 1);
+		err = rxe_queue_init(dev, &qp->rq, max_t(u32, cap->max_recv_wr, 1),
+				     sizeof(struct rxe_recv_wqe) +
+				     qp->rq_max_sge * sizeof(struct rxe_sge), udata, &resp.rq_mi);
+		if (err)
+			goto err_swqes;
+		cap->max_recv_wr = qp->rq.mask;
+		cap->max_recv_sge = qp->rq_max_sge;
+	} else {
+		cap->max_recv_wr = 0;
+		cap->max_recv_sge = 0;
+	}
+
+	if (init->qp_type == IB_QPT_GSI) {
+		qpn = RXE_GSI_QPN;
+		err = xa_insert(&dev->qps, qpn, qp, GFP_KERNEL);
+	} else {
+		err = xa_alloc_cyclic(&dev->qps, &qpn, qp, XA_LIMIT(RXE_MIN_QPN, RXE_QPN_MASK),
+				      &dev->next_qpn, GFP_KERNEL);
+	}
+	if (err < 0)
+		goto err_rq;
+	qp->ib.qp_num = qpn;
+	qp->src_port = 0xc000 | hash_32(qpn, 14);
+
+	if (udata) {
+		err = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
+		if (err)
+			goto err_xa;
+	}
+	return 0;
+
+err_xa:
+	xa_erase(&dev->qps, qpn);
+	synchronize_rcu();
+	skb_queue_purge(&qp->rxq);
+err_rq:
+	rxe_queue_free(&qp->rq);
+err_swqes:
+	vfree(qp->swqes);
+err_sq:
+	rxe_queue_free(&qp->sq);
+	return err;
+}
+
+static void rxe_qp_reset(struct rxe_qp *qp)
+{
+	u32 prod = smp_load_acquire(&qp->sq.buf->producer_index) & qp->sq.mask;
+
+	/* Forget everything queued; the rings start where their producers are. */
+	qp->sq.index = prod;
+	smp_store_release(&qp->sq.buf->consumer_index, prod);
+	qp->sq_fetched = qp->req_idx = prod;
+	if (qp->rq.buf) {
+		prod = smp_load_acquire(&qp->rq.buf->producer_index) & qp->rq.mask;
+		qp->rq.index = prod;
+		smp_store_release(&qp->rq.buf->consumer_index, prod);
+	}
+	rxe_resp_reset(qp);
+	qp->msn = 0;
+	qp->nak_sent = false;
+	qp->atomic_valid = false;
+	qp->rnr_wait = false;
+	qp->sq_flush_pending = false;
+}
+
+int rxe_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask, struct ib_udata *udata)
+{
+	struct rxe_qp *qp = to_rqp(ibqp);
+	struct rxe_dev *dev = qp->dev;
+	enum ib_qp_state cur, new;
+	struct rxe_addr av;
+	int err = 0;
+
+	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
+		return -EOPNOTSUPP;
+	mutex_lock(&qp->lock);
+	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
+	new = (mask & IB_QP_STATE) ? attr->qp_state : cur;
+	if (!ib_modify_qp_is_ok(cur, new, ibqp->qp_type, mask)) {
+		err = -EINVAL;
+		goto out;
+	}
+	if (((mask & IB_QP_MAX_QP_RD_ATOMIC) && attr->max_rd_atomic > RXE_MAX_RD_ATOMIC) ||
+	    ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	     attr->max_dest_rd_atomic > RXE_MAX_RD_ATOMIC) ||
+	    ((mask & IB_QP_PORT) && attr->port_num != 1) ||
+	    ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index != 0) ||
+	    ((mask & IB_QP_PATH_MTU) &&
+	     (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096))) {
+		err = -EINVAL;
+		goto out;
+	}
+	if (mask & IB_QP_AV) {
+		err = rxe_av_from_attr(dev, &av, &attr->ah_attr);
+		if (err)
+			goto out;
+		qp->av = av;
+	}
+	if (mask & IB_QP_ACCESS_FLAGS)
+		qp->attr.qp_access_flags = attr->qp_access_flags;
+	if (mask & IB_QP_QKEY)
+		qp->attr.qkey = attr->qkey;
+	if (mask & IB_QP_PATH_MTU)
+		qp->attr.path_mtu = attr->path_mtu;
+	if (mask & IB_QP_TIMEOUT)
+		qp->attr.timeout = attr->timeout;
+	if (mask & IB_QP_RETRY_CNT)
+		qp->attr.retry_cnt = attr->retry_cnt;
+	if (mask & IB_QP_RNR_RETRY)
+		qp->attr.rnr_retry = attr->rnr_retry;
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		qp->attr.min_rnr_timer = attr->min_rnr_timer;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		qp->attr.max_rd_atomic = attr->max_rd_atomic;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		qp->attr.max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (mask & IB_QP_DEST_QPN)
+		qp->attr.dest_qp_num = attr->dest_qp_num & RXE_QPN_MASK;
+	if (mask & IB_QP_RQ_PSN) {
+		qp->attr.rq_psn = attr->rq_psn & RXE_PSN_MASK;
+		qp->resp_psn = qp->attr.rq_psn;
+	}
+	if (mask & IB_QP_SQ_PSN) {
+		qp->attr.sq_psn = attr->sq_psn & RXE_PSN_MASK;
+		qp->req_psn = qp->acked_psn = qp->attr.sq_psn;
+	}
+	if (mask & IB_QP_AV)
+		qp->attr.ah_attr = attr->ah_attr;
+	if (qp->attr.path_mtu)
+		qp->mtu = ib_mtu_enum_to_int(min(qp->attr.path_mtu,
+						 iboe_get_mtu(READ_ONCE(dev->ndev->mtu))));
+	else
+		qp->mtu = ib_mtu_enum_to_int(iboe_get_mtu(READ_ONCE(dev->ndev->mtu)));
+	if (qp->mtu <= 0)
+		qp->mtu = 256;
+
+	if (mask & IB_QP_STATE) {
+		if (new == IB_QPS_RESET)
+			rxe_qp_reset(qp);
+		if (new == IB_QPS_RTS && cur != IB_QPS_RTS) {
+			qp->retry_left = qp->attr.retry_cnt;
+			qp->rnr_left = qp->attr.rnr_retry;
+		}
+		if (new == IB_QPS_ERR)
+			rxe_qp_error(qp);
+		else
+			qp->state = new;
+	}
+	qp->attr.qp_state = qp->state;
+out:
+	mutex_unlock(&qp->lock);
+	if (!err && qp->state >= IB_QPS_RTR)
+		rxe_qp_kick(qp);
+	return err;
+}
+
+int rxe_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		 struct ib_qp_init_attr *init)
+{
+	struct rxe_qp *qp = to_rqp(ibqp);
+
+	mutex_lock(&qp->lock);
+	*attr = qp->attr;
+	attr->qp_state = attr->cur_qp_state = qp->state;
+	attr->sq_psn = qp->req_psn;
+	attr->rq_psn = qp->resp_psn;
+	attr->port_num = 1;
+	attr->path_mig_state = IB_MIG_MIGRATED;
+	attr->cap.max_send_wr = qp->sq.mask;
+	attr->cap.max_send_sge = qp->sq_max_sge;
+	attr->cap.max_inline_data = qp->sq_max_inline;
+	attr->cap.max_recv_wr = qp->srq ? 0 : qp->rq.mask;
+	attr->cap.max_recv_sge = qp->srq ? 0 : qp->rq_max_sge;
+	mutex_unlock(&qp->lock);
+	memset(init, 0, sizeof(*init));
+	init->qp_type = ibqp->qp_type;
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->srq = ibqp->srq;
+	init->cap = attr->cap;
+	init->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
+	return 0;
+}
+
+int rxe_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct rxe_qp *qp = to_rqp(ibqp);
+
+	spin_lock_bh(&qp->rxq.lock);
+	WRITE_ONCE(qp->dying, true);
+	spin_unlock_bh(&qp->rxq.lock);
+	xa_erase(&qp->dev->qps, ibqp->qp_num);
+	synchronize_rcu();
+	rxe_timer_stop_sync(&qp->retry_timer);
+	rxe_timer_stop_sync(&qp->rnr_timer);
+	cancel_work_sync(&qp->work);
+	rxe_timer_stop_sync(&qp->retry_timer);
+	rxe_timer_stop_sync(&qp->rnr_timer);
+	skb_queue_purge(&qp->rxq);
+	mutex_lock(&qp->lock);
+	rxe_resp_reset(qp);
+	mutex_unlock(&qp->lock);
+	rxe_queue_free(&qp->rq);
+	vfree(qp->swqes);
+	rxe_queue_free(&qp->sq);
+	return 0;
+}
+
+/* Kernel send posting: convert each ib_send_wr into the ring format. */
+static int rxe_post_one(struct rxe_qp *qp, const struct ib_send_wr *wr)
+{
+	u32 prod = qp->sq.buf->producer_index & qp->sq.mask;
+	u32 cons = smp_load_acquire(&qp->sq.buf->consumer_index);
+	struct rxe_send_wqe *w;
+	u64 len = 0;
+	int i;
+
+	if (((prod + 1 - cons) & qp->sq.mask) == 0)
+		return -ENOMEM;
+	if (wr->num_sge < 0 || wr->num_sge > qp->sq_max_sge)
+		return -EINVAL;
+	w = rxe_queue_slot(&qp->sq, prod);
+	memset(w, 0, sizeof(*w));
+	w->wr.wr_id = wr->wr_id;
+	w->wr.opcode = wr->opcode;
+	w->wr.send_flags = wr->send_flags;
+	w->wr.ex.imm_data = wr->ex.imm_data;
+	switch (wr->opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		w->wr.wr.rdma.remote_addr = rdma_wr(wr)->remote_addr;
+		w->wr.wr.rdma.rkey = rdma_wr(wr)->rkey;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		w->wr.wr.atomic.remote_addr = atomic_wr(wr)->remote_addr;
+		w->wr.wr.atomic.compare_add = atomic_wr(wr)->compare_add;
+		w->wr.wr.atomic.swap = atomic_wr(wr)->swap;
+		w->wr.wr.atomic.rkey = atomic_wr(wr)->rkey;
+		break;
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+		if (qp->ib.qp_type != IB_QPT_RC) {
+			w->wr.wr.ud.remote_qpn = ud_wr(wr)->remote_qpn;
+			w->wr.wr.ud.remote_qkey = ud_wr(wr)->remote_qkey;
+			w->wr.wr.ud.ah_num = to_rah(ud_wr(wr)->ah)->ah_num;
+		}
+		break;
+	case IB_WR_SEND_WITH_INV:
+		w->wr.ex.invalidate_rkey = wr->ex.invalidate_rkey;
+		break;
+	default:
+		return -EINVAL;
+	}
+	for (i = 0; i < wr->num_sge; i++)
+		len += wr->sg_list[i].length;
+	if (wr->send_flags & IB_SEND_INLINE) {
+		u8 *p = w->dma.inline_data;
+
+		if (len > qp->sq_max_inline)
+			return -EINVAL;
+		for (i = 0; i < wr->num_sge; i++) {
+			memcpy(p, (void *)(uintptr_t)wr->sg_list[i].addr, wr->sg_list[i].length);
+			p += wr->sg_list[i].length;
+		}
+	} else {
+		for (i = 0; i < wr->num_sge; i++) {
+			w->dma.sge[i].addr = wr->sg_list[i].addr;
+			w->dma.sge[i].length = wr->sg_list[i].length;
+			w->dma.sge[i].lkey = wr->sg_list[i].lkey;
+		}
+	}
+	w->dma.length = len;
+	w->dma.resid = len;
+	w->dma.num_sge = wr->num_sge;
+	smp_store_release(&qp->sq.buf->producer_index, (prod + 1) & qp->sq.mask);
+	return 0;
+}
+
+int rxe_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr, const struct ib_send_wr **bad)
+{
+	struct rxe_qp *qp = to_rqp(ibqp);
+	unsigned long flags;
+	int err = 0;
+
+	if (qp->user) {
+		/* Doorbell from the provider: the WQEs are already in the shared ring. */
+		rxe_qp_kick(qp);
+		return 0;
+	}
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	for (; wr; wr = wr->next) {
+		err = rxe_post_one(qp, wr);
+		if (err) {
+			*bad = wr;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	rxe_qp_kick(qp);
+	return err;
+}
+
+int rxe_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr, const struct ib_recv_wr **bad)
+{
+	struct rxe_qp *qp = to_rqp(ibqp);
+	int err;
+
+	if (qp->srq) {
+		*bad = wr;
+		return -EINVAL;
+	}
+	err = rxe_post_recv_ring(&qp->rq, &qp->rq_lock, qp->rq_max_sge, wr, bad);
+	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+		rxe_qp_kick(qp);
+	return err;
+}
