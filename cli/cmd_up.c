@@ -8,6 +8,7 @@
 
 #include "config.h"
 #include "kmod.h"
+#include "lock.h"
 #include "log.h"
 #include "names.h"
 #include "output.h"
@@ -73,6 +74,7 @@ static int wait_ready(struct rxectl *ctx, const char *name, const char *netdev, 
 	struct rxe_dev d;
 	int err;
 
+	rxe_unlock(ctx);	/* taken in up_one(); creating is done, waiting needs no lock */
 	for (;;) {
 		err = refresh(ctx, name, &d);
 		if (err < 0 && err != -ENOENT)
@@ -122,6 +124,10 @@ static int up_one(struct rxectl *ctx, const char *netdev, const char *name, int 
 	if (modules_load_rxe() < 0)
 		return RXECTL_FAIL;
 	if (!ctx_rdma_nl(ctx))
+		return RXECTL_FAIL;
+	/* From "is there a device?" to "created" under the lock shared with the
+	 * units and the monitor (lock.h); wait_ready() releases it. */
+	if (rxe_lock(ctx) < 0)
 		return RXECTL_FAIL;
 	if (rxe_list(ctx, &devs, &n) < 0)
 		return RXECTL_FAIL;
@@ -273,6 +279,8 @@ int cmd_up(struct rxectl *ctx, int argc, char **argv)
 	} else {
 		for (size_t i = 0; i < conf.n; i++) {
 			int r = up_one(ctx, conf.entries[i].netdev, conf.entries[i].name, wait);
+
+			rxe_unlock(ctx);	/* if up_one() failed while holding it */
 
 			if (r > ret)
 				ret = r;

@@ -39,6 +39,8 @@ struct rxectl {
 	struct output *out;		/* the printer (text or JSON); see output.h */
 	struct rdma_nl *rnl;		/* RDMA netlink; use ctx_rdma_nl() */
 	struct netdev_ctx *nd;		/* rtnetlink (libnl-route); use ctx_netdev() */
+	bool locked;			/* lock_fd holds the creation lock (lock.h) */
+	int lock_fd;
 };
 
 /* Lazily open the RDMA netlink socket; NULL after printing why. */
