@@ -35,8 +35,11 @@ int rxe_lock(struct rxectl *ctx)
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0) {
 		err = -errno;
-		log_msg(LOG_ERR, "cannot open the lock file %s: %s; run rxectl as root.", path,
-			strerror(errno));
+		if (err == -EACCES || err == -EPERM || err == -EROFS)
+			log_msg(LOG_ERR, "creating rxe devices needs root (rxectl cannot create its "
+				"lock file %s); run rxectl as root (for example with sudo).", path);
+		else
+			log_msg(LOG_ERR, "cannot open the lock file %s: %s.", path, strerror(-err));
 		return err;
 	}
 	for (int i = 0; i < RXE_LOCK_WAIT * 20; i++) {

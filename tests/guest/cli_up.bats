@@ -198,7 +198,14 @@ sysfs_gid() {
 	modprobe ib_uverbs
 	# (the test's config file sits in a directory only root can read)
 	run -1 setpriv --reuid=65534 --regid=65534 --clear-groups env -u RXECTL_CONFIG "$RXECTL" up eth0
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == "rxectl: creating rxe"*" needs "*"; run rxectl as root (for example with sudo)." ]]
+	# past the creation lock, the kernel's refusal gets the same kind of sentence
+	touch /run/rxectl.lock.test
+	chmod 666 /run/rxectl.lock.test
+	run -1 setpriv --reuid=65534 --regid=65534 --clear-groups env -u RXECTL_CONFIG RXECTL_LOCK=/run/rxectl.lock.test "$RXECTL" up eth0
 	[ "$output" = "rxectl: creating rxe_eth0 on eth0 needs the CAP_NET_ADMIN capability; run rxectl as root (for example with sudo)." ]
+	rm -f /run/rxectl.lock.test
 }
 
 @test "down without privilege says root is needed" {
