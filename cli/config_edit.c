@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0
+/* config_edit.c - rewrite one [NETDEV] section of rxe.conf, leaving every other byte alone; atomic replace. */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config_edit.h"
+
+/* One line of the file: [start, start+len) including its '\n' if any. */
+struct line {
+	const char *start;
+	size_t len;
+};
+
+struct lines {
+	struct line *v;
+	size_t n;
+};
+
+static int split_lines(const char *text, struct lines *l)
+{
+	size_t cap = 16;
+	const char *p = text;
+
+	l->n = 0;
+	l->v = malloc(cap * sizeof(*l->v));
+	if (!l->v)
+		return -ENOMEM;
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) + 1 : strlen(p);
+
+		if (l->n == cap) {
+			void *q = realloc(l->v, (cap *= 2) * sizeof(*l->v));
+
+			if (!q) {
+				free(l->v);
+				return -ENOMEM;
+			}
+			l->v = q;
+		}
+		l->v[l->n++] = (struct line){ p, len };
+		p += len;
+	}
+	return 0;
+}
+
+static const char *skip_space(const char *s, const char *end)
+{
+	while (s < end && isspace((unsigned char)*s))
+		s++;
+	return s;
+}
+
+static const char *line_end(const struct line *ln)
+{
+	const char *e = ln->start + ln->len;
+
+	while (e > ln->start && isspace((unsigned char)e[-1]))
+		e--;
+	return e;
+}
+
+static bool is_blank(const struct line *ln)
+{
+	return skip_space(ln->start, ln->start + ln->len) == ln->start + ln->len;
+}
+
+static bool is_comment(const struct line *ln)
+{
+	const char *s = skip_space(ln->start, ln->start + ln->len);
+
+	return s < ln->start + ln->len && (*s == '#' || *s == ';');
+}
+
+/* "[name]" (with optional spaces, and a UTF-8 BOM on the first line): copy the name. */
+static bool section_name(const struct line *ln, bool first, char *name, size_t size)
+{
+	const char *s = ln->start, *end = line_end(ln), *close;
+	size_t len;
+
+	if (first && end - s >= 3 && !memcmp(s, "\xEF\xBB\xBF", 3))
+		s += 3;
+	s = skip_space(s, end);
+	if (s == end || *s != '[')
+		return false;
+	close = memchr(s, ']', (size_t)(end - s));
+	if (!close)
+		return false;
+	s = skip_space(s + 1, close);
+	while (close > s && isspace((unsigned char)close[-1]))
+		close--;
+	len = (size_t)(close - s);
+	if (len >= size)
+		len = size - 1;
+	memcpy(name, s, len);
+	name[len] = '\0';
+	return true;
+}
+
+/* Is this a "name = ..." (or "name: ...") line? */
+static bool is_name_key(const struct line *ln, const char **value, size_t *vlen)
+{
+	const char *s = skip_space(ln->start, ln->start + ln->len), *end = line_end(ln);
+
+	if (end - s < 4 || strncmp(s, "name", 4))
+		return false;
+	s = skip_space(s + 4, end);
+	if (s == end || (*s != '=' && *s != ':'))
+		return false;
+	s = skip_space(s + 1, end);
+	*value = s;
+	/* an inline comment starts with " ;" or " #" (inih's INI_INLINE_COMMENT_PREFIXES) */
+	for (const char *c = s; c < end; c++)
+		if ((*c == ';' || *c == '#') && c > s && isspace((unsigned char)c[-1])) {
+			end = c;
+			break;
+		}
+	while (end > s && isspace((unsigned char)end[-1]))
+		end--;
+	*vlen = (size_t)(end - s);
+	return true;
+}
+
+/* Index of the [netdev] header, or l->n; *next gets the index of the next header (or l->n). */
+static size_t find_section(const struct lines *l, const char *netdev, size_t *next)
+{
+	char name[256];
+	size_t hdr = l->n;
+
+	*next = l->n;
+	for (size_t i = 0; i < l->n; i++) {
+		if (!section_name(&l->v[i], i == 0, name, sizeof(name)))
+			continue;
+		if (hdr != l->n) {
+			*next = i;
+			break;
+		}
+		if (!strcmp(name, netdev))
+			hdr = i;
+	}
+	return hdr;
+}
+
+/* A growing output string. */
+struct buf {
+	char *s;
+	size_t len, cap;
+	bool oom;
+};
+
+static void put(struct buf *b, const char *s, size_t len)
+{
+	if (b->oom)
+		return;
+	if (b->len + len + 1 > b->cap) {
+		size_t cap = (b->len + len + 1) * 2;
+		char *q = realloc(b->s, cap);
+
+		if (!q) {
+			b->oom = true;
+			return;
+		}
+		b->s = q;
+		b->cap = cap;
+	}
+	memcpy(b->s + b->len, s, len);
+	b->len += len;
+	b->s[b->len] = '\0';
+}
+
+static void puts_buf(struct buf *b, const char *s)
+{
+	put(b, s, strlen(s));
+}
+
+static void put_lines(struct buf *b, const struct lines *l, size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++)
+		put(b, l->v[i].start, l->v[i].len);
+}
+
+static int finish(struct buf *b, const char *text, char **out, bool *changed)
+{
+	if (!b->s)
+		puts_buf(b, "");
+	if (b->oom) {
+		free(b->s);
+		return -ENOMEM;
+	}
+	*changed = strcmp(b->s, text) != 0;
+	*out = b->s;
+	return 0;
+}
+
+int config_text_enable(const char *text, const char *netdev, const char *name,
+		       char **out, bool *changed)
+{
+	struct buf b = { 0 };
+	struct lines l;
+	size_t hdr, next;
+	int err = split_lines(text, &l);
+
+	if (err)
+		return err;
+	hdr = find_section(&l, netdev, &next);
+	if (hdr == l.n) {
+		/* A new section at the end, after a blank line. */
+		put_lines(&b, &l, 0, l.n);
+		if (l.n && l.v[l.n - 1].start[l.v[l.n - 1].len - 1] != '\n')
+			puts_buf(&b, "\n");
+		if (l.n && !is_blank(&l.v[l.n - 1]))
+			puts_buf(&b, "\n");
+		puts_buf(&b, "[");
+		puts_buf(&b, netdev);
+		puts_buf(&b, "]\n");
+		if (name) {
+			puts_buf(&b, "name = ");
+			puts_buf(&b, name);
+			puts_buf(&b, "\n");
+		}
+	} else {
+		size_t key = l.n, vlen = 0;
+		const char *v = NULL;
+
+		for (size_t i = hdr + 1; i < next; i++)
+			if (is_name_key(&l.v[i], &v, &vlen))
+				key = i;	/* inih: the last one wins */
+		put_lines(&b, &l, 0, hdr + 1);
+		if (name && key == l.n) {
+			if (l.v[hdr].start[l.v[hdr].len - 1] != '\n')
+				puts_buf(&b, "\n");
+			puts_buf(&b, "name = ");
+			puts_buf(&b, name);
+			puts_buf(&b, "\n");
+			put_lines(&b, &l, hdr + 1, l.n);
+		} else if (name && (vlen != strlen(name) || strncmp(v, name, vlen))) {
+			const struct line *k = &l.v[key];
+
+			put_lines(&b, &l, hdr + 1, key);
+			puts_buf(&b, "name = ");
+			puts_buf(&b, name);
+			puts_buf(&b, k->start[k->len - 1] == '\n' ? "\n" : "");
+			put_lines(&b, &l, key + 1, l.n);
+		} else {
+			put_lines(&b, &l, hdr + 1, l.n);
+		}
+	}
+	free(l.v);
+	return finish(&b, text, out, changed);
+}
+
+int config_text_disable(const char *text, const char *netdev, char **out, bool *changed)
+{
+	struct buf b = { 0 };
+	struct lines l;
+	size_t hdr, next, end, from;
+	int err = split_lines(text, &l);
+
+	if (err)
+		return err;
+	hdr = find_section(&l, netdev, &next);
+	if (hdr == l.n) {
+		put_lines(&b, &l, 0, l.n);
+		free(l.v);
+		return finish(&b, text, out, changed);
+	}
+	/* The section ends after its last line that is neither blank nor a comment. */
+	end = next;
+	while (end > hdr + 1 && (is_blank(&l.v[end - 1]) || is_comment(&l.v[end - 1])))
+		end--;
+	/* Swallow the blank lines that separated it from what came before,
+	 * unless that would glue the previous text to the next section. */
+	from = hdr;
+	while (from > 0 && is_blank(&l.v[from - 1]) && (end == l.n || is_blank(&l.v[end])))
+		from--;
+	if (from == hdr && from > 0 && is_blank(&l.v[from - 1]) && end < l.n && is_blank(&l.v[end]))
+		end++;	/* keep one blank line between neighbours, not two */
+	put_lines(&b, &l, 0, from);
+	put_lines(&b, &l, end, l.n);
+	free(l.v);
+	return finish(&b, text, out, changed);
+}
+
+int config_read_text(const char *path, char **text)
+{
+	FILE *f = fopen(path, "re");
+	struct buf b = { 0 };
+	char chunk[4096];
+	size_t got;
+	int err = 0;
+
+	if (!f)
+		return -errno;
+	while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		put(&b, chunk, got);
+	if (ferror(f))
+		err = -EIO;
+	fclose(f);
+	if (!err && !b.s)
+		puts_buf(&b, "");
+	if (b.oom)
+		err = -ENOMEM;
+	if (err) {
+		free(b.s);
+		return err;
+	}
+	if (strlen(b.s) != b.len) {
+		free(b.s);
+		return -EINVAL;		/* a NUL byte: not a text file */
+	}
+	*text = b.s;
+	return 0;
+}
+
+static int write_all(int fd, const char *s, size_t len)
+{
+	while (len) {
+		ssize_t w = write(fd, s, len);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		s += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+int config_write_atomic(const char *path, const char *text)
+{
+	char real[PATH_MAX], dir[PATH_MAX], tmp[PATH_MAX + NAME_MAX + 16], base[NAME_MAX + 1];
+	struct stat st;
+	bool existed;
+	int fd, dfd, err;
+
+	if (realpath(path, real))
+		path = real;	/* edit the file a symlink points to, not the symlink */
+	existed = stat(path, &st) == 0;
+	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(dir))
+		return -ENAMETOOLONG;
+	snprintf(dir, sizeof(dir), "%s", dirname(tmp));
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	snprintf(base, sizeof(base), "%s", basename(tmp));
+	if (!existed && mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, base);
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (existed) {
+		if (fchmod(fd, st.st_mode & 07777) < 0 ||
+		    (fchown(fd, st.st_uid, st.st_gid) < 0 && errno != EPERM)) {
+			err = -errno;
+			goto fail;
+		}
+	} else if (fchmod(fd, 0644) < 0) {
+		err = -errno;
+		goto fail;
+	}
+	err = write_all(fd, text, strlen(text));
+	if (!err && fsync(fd) < 0)
+		err = -errno;
+	if (close(fd) < 0 && !err)
+		err = -errno;
+	fd = -1;
+	if (err)
+		goto fail;
+	if (rename(tmp, path) < 0) {
+		err = -errno;
+		goto fail;
+	}
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	return err;
+}

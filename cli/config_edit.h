@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* config_edit.h - change rxe.conf in place for enable/disable: keep every other line, replace atomically. */
+#ifndef RXECTL_CONFIG_EDIT_H
+#define RXECTL_CONFIG_EDIT_H
+
+#include <stdbool.h>
+
+/*
+ * The text functions never touch a byte they do not have to: comments,
+ * blank lines, other sections and unknown keys stay as they are.  They
+ * return 0 with a malloc'd *out (free() it) and *changed telling whether
+ * it differs from `text`, or -ENOMEM.  `text` must already parse (check
+ * with config_parse_string() first).
+ */
+
+/*
+ * Declare `netdev`: append a "[netdev]" section (separated by a blank line)
+ * if there is none.  With `name`, the section's `name =` line is set to it
+ * (replaced, or added right after the header); with name NULL an existing
+ * section is left as it is.
+ */
+int config_text_enable(const char *text, const char *netdev, const char *name,
+		       char **out, bool *changed);
+
+/*
+ * Remove the "[netdev]" section: its header and every line up to its last
+ * key line.  Comment lines right before the next section are kept (they
+ * usually describe that section), and so is everything before the header.
+ */
+int config_text_disable(const char *text, const char *netdev, char **out, bool *changed);
+
+/* The whole file into a malloc'd NUL-terminated string; -ENOENT if missing, or -errno. */
+int config_read_text(const char *path, char **text);
+
+/*
+ * Replace `path` (following a symlink) atomically: write a temporary file in
+ * the same directory with the old file's mode and owner (0644 root for a new
+ * file), fsync it, rename it over the file, fsync the directory.  The
+ * directory is created (0755) if missing.  0 or -errno; on failure the old
+ * file is untouched and the temporary file removed.
+ */
+int config_write_atomic(const char *path, const char *text);
+
+#endif
