@@ -1,0 +1,132 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# Unmodified verbs programs (rdma-core's pingpongs, perftest) on the bundled rdma_rxe, server
+# and client in one guest over one device (loopback); then a clean kernel log.
+#   tests/vm/vm-run -- bats tests/guest/driver_verbs.bats
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	[ -d /sys/class/net/eth0 ] || skip "not in the test bed guest (no eth0)"
+	[ -f "$BATS_TEST_DIRNAME/../../driver/rdma_rxe.ko" ] || skip "driver not built (make driver)"
+	! grep -q '^rdma_rxe ' /proc/modules || rmmod rdma_rxe
+	modprobe ib_uverbs
+	modprobe udp_tunnel
+	insmod "$BATS_TEST_DIRNAME/../../driver/rdma_rxe.ko"
+	rdma link add rxe0 type rxe netdev eth0
+}
+
+teardown_file() {
+	rdma link del rxe0 2>/dev/null || true
+	rmmod rdma_rxe 2>/dev/null || true
+}
+
+# The GID index of eth0's IPv4 address (RoCE v2).
+gid_index() {
+	local f
+	for f in /sys/class/infiniband/rxe0/ports/1/gids/*; do
+		if [ "$(cat "$f")" = "0000:0000:0000:0000:0000:ffff:c000:0201" ]; then
+			basename "$f"
+			return
+		fi
+	done
+	return 1
+}
+
+# Run PROGRAM ARGS... as server and as client to 127.0.0.1 on one device; both must exit 0.
+# The client's output is left in $output.
+loopback() {
+	local srv_out="$BATS_TEST_TMPDIR/server.out" srv
+	"$@" > "$srv_out" 2>&1 &
+	srv=$!
+	sleep 0.5
+	run timeout 120 "$@" 127.0.0.1
+	local crc=$status
+	wait "$srv"
+	local src=$?
+	echo "# client exit $crc, server exit $src" >&3
+	[ "$crc" = 0 ] || { echo "$output"; return 1; }
+	[ "$src" = 0 ] || { cat "$srv_out"; return 1; }
+}
+
+@test "ibv_rc_pingpong moves 1-byte messages and checks them" {
+	loopback ibv_rc_pingpong -d rxe0 -g "$(gid_index)" -n 50 -s 1 -c
+	[[ "$output" == *"50 iters"* ]]
+}
+
+@test "ibv_rc_pingpong moves 4 KiB messages and checks them" {
+	loopback ibv_rc_pingpong -d rxe0 -g "$(gid_index)" -n 50 -s 4096 -c
+	[[ "$output" == *"50 iters"* ]]
+}
+
+@test "ibv_rc_pingpong moves 64 KiB multi-packet messages and checks them" {
+	loopback ibv_rc_pingpong -d rxe0 -g "$(gid_index)" -n 50 -s 65536 -c
+	[[ "$output" == *"50 iters"* ]]
+}
+
+@test "ibv_rc_pingpong works with completion events instead of polling" {
+	loopback ibv_rc_pingpong -d rxe0 -g "$(gid_index)" -n 50 -s 2048 -e -c
+	[[ "$output" == *"50 iters"* ]]
+}
+
+@test "ibv_ud_pingpong exchanges datagrams through address handles" {
+	loopback ibv_ud_pingpong -d rxe0 -g "$(gid_index)" -n 50 -s 1024
+	[[ "$output" == *"50 iters"* ]]
+}
+
+@test "ibv_srq_pingpong shares one receive queue among 16 QPs" {
+	loopback ibv_srq_pingpong -d rxe0 -g "$(gid_index)" -n 50 -s 4096 -q 16
+	[[ "$output" == *"iters"* ]]
+}
+
+@test "ib_send_bw completes 64 KiB sends" {
+	loopback ib_send_bw -d rxe0 -x "$(gid_index)" -n 200
+	[[ "$output" == *"65536"*"200"* ]]
+}
+
+@test "ib_write_bw completes 64 KiB RDMA writes" {
+	loopback ib_write_bw -d rxe0 -x "$(gid_index)" -n 200
+	[[ "$output" == *"65536"*"200"* ]]
+}
+
+@test "ib_read_bw completes 64 KiB RDMA reads" {
+	loopback ib_read_bw -d rxe0 -x "$(gid_index)" -n 200
+	[[ "$output" == *"65536"*"200"* ]]
+}
+
+@test "ib_atomic_bw completes fetch-and-add and compare-and-swap" {
+	loopback ib_atomic_bw -d rxe0 -x "$(gid_index)" -n 200
+	[[ "$output" == *" 8 "*"200"* ]]
+	loopback ib_atomic_bw -d rxe0 -x "$(gid_index)" -n 200 -A CMP_AND_SWAP
+	[[ "$output" == *" 8 "*"200"* ]]
+}
+
+@test "ib_write_lat completes small inline RDMA writes" {
+	loopback ib_write_lat -d rxe0 -x "$(gid_index)" -n 200
+	[[ "$output" == *" 2 "*"200"* ]]
+}
+
+@test "ib_send_bw completes every message size from 2 bytes to 8 MiB" {
+	loopback ib_send_bw -d rxe0 -x "$(gid_index)" -n 5 -a
+	[[ "$output" == *"8388608"* ]]
+}
+
+@test "ib_write_bw runs both directions at once on 4 QPs" {
+	loopback ib_write_bw -d rxe0 -x "$(gid_index)" -n 100 -b -q 4
+	[[ "$output" == *"65536"*"400"* ]]
+}
+
+@test "ib_send_bw runs both directions at once through ibv_post_send" {
+	loopback ib_send_bw -d rxe0 -x "$(gid_index)" -n 100 -b --use_old_post_send
+	[[ "$output" == *"65536"*"100"* ]]
+}
+
+@test "the device can be deleted and the module removed after traffic" {
+	run -0 rdma link del rxe0
+	run -0 rmmod rdma_rxe
+}
+
+@test "the kernel log has no WARNING, BUG, Oops, refcount or lockdep message" {
+	run dmesg
+	! grep -E 'WARNING|BUG|Oops|refcount|lockdep|circular locking|general protection' <<<"$output"
+}
