@@ -4,6 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <linux/rtnetlink.h>
 #include <netlink/netlink.h>
 #include <netlink/route/link.h>
 #include <netlink/route/addr.h>
@@ -188,4 +191,44 @@ int netdev_get_addrs(struct netdev_ctx *nd, int ifindex, struct netdev_addr **ou
 	*out = w.v;
 	*n = w.n;
 	return 0;
+}
+
+int netdev_events_open(void)
+{
+	struct sockaddr_nl sa = {
+		.nl_family = AF_NETLINK,
+		.nl_groups = RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR,
+	};
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
+
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+int netdev_events_drain(int fd)
+{
+	char buf[16384];
+	int n = 0;
+
+	for (;;) {
+		ssize_t r = recv(fd, buf, sizeof(buf), 0);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return n;
+			return -errno;	/* -ENOBUFS: the kernel dropped some */
+		}
+		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)r);
+		     h = NLMSG_NEXT(h, r))
+			n++;
+	}
 }

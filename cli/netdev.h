@@ -46,4 +46,15 @@ struct netdev_addr {
 /* Addresses on one interface; *out is malloc'd (free() it). */
 int netdev_get_addrs(struct netdev_ctx *nd, int ifindex, struct netdev_addr **out, size_t *n);
 
+/*
+ * Change notifications (for `rxectl monitor`): a non-blocking rtnetlink
+ * socket in the link, IPv4 and IPv6 address groups.  netdev_events_open()
+ * returns the fd or a negative errno; netdev_events_drain() reads every
+ * pending message and returns how many there were, or -ENOBUFS when the
+ * kernel dropped some (the caller must then assume anything changed).
+ * Callers re-read the state they care about rather than parse messages.
+ */
+int netdev_events_open(void);
+int netdev_events_drain(int fd);
+
 #endif

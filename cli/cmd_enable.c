@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0
+/* cmd_enable.c - `rxectl enable|disable NETDEV`: declare it in rxe.conf and (un)hook its rxe@.service. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "config_edit.h"
+#include "lock.h"
+#include "log.h"
+#include "names.h"
+#include "netdev.h"
+#include "output.h"
+#include "rxe.h"
+#include "sdbus.h"
+
+#define UNIT_JOB_TIMEOUT 60	/* seconds to wait for systemd to start or stop a unit */
+
+/* Options shared by enable and disable; returns -1 to go on, else an exit code. */
+static int parse_args(const char *cmd, int argc, char **argv, const char **netdev,
+		      const char **name, bool *now_)
+{
+	static const struct option opts[] = {
+		{ "name", required_argument, NULL, 'n' },
+		{ "now",  no_argument,       NULL, 'N' },
+		{ "help", no_argument,       NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool enable = !strcmp(cmd, "enable");
+	const char *why;
+	int opt;
+
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, enable ? "n:h" : "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'n':
+			if (!enable)
+				return rxectl_usage_error(cmd, "unknown option '--name' for disable.");
+			*name = optarg;
+			break;
+		case 'N':
+			*now_ = true;
+			break;
+		case 'h':
+			rxectl_command_usage(cmd, true);
+			return RXECTL_OK;
+		default:
+			if (optopt == 'n')
+				return rxectl_usage_error(cmd, "option %s needs a value.", argv[optind - 1]);
+			return rxectl_usage_error(cmd, "unknown option '%s' for %s.", argv[optind - 1], cmd);
+		}
+	}
+	if (optind >= argc)
+		return rxectl_usage_error(cmd, "say which NETDEV to %s.", cmd);
+	*netdev = argv[optind++];
+	if (optind < argc)
+		return rxectl_usage_error(cmd, "%s takes one NETDEV, but also got '%s'.", cmd,
+					  argv[optind]);
+	if ((why = netdev_name_invalid(*netdev)))
+		return log_error(RXECTL_USAGE, "netdev name '%s' %s.", *netdev, why);
+	if (*name && (why = ibdev_name_invalid(*name)))
+		return log_error(RXECTL_USAGE, "device name '%s' %s.", *name, why);
+	return -1;
+}
+
+/* The config file's text ("" if it does not exist), checked; -1 to go on, else an exit code. */
+static int load_text(struct rxectl *ctx, char **text, struct rxe_conf *conf)
+{
+	int err = config_read_text(ctx->config_path, text);
+
+	if (err == -ENOENT) {
+		*text = strdup("");
+		if (!*text)
+			return log_error(RXECTL_FAIL, "out of memory.");
+	} else if (err < 0) {
+		return log_error(RXECTL_FAIL, "cannot read %s: %s.", ctx->config_path, strerror(-err));
+	}
+	/* Never edit a file we could not parse: say where it is broken instead. */
+	if (config_parse_string(*text, ctx->config_path, conf) < 0) {
+		free(*text);
+		log_msg(LOG_ERR, "%s was not changed; fix the line above first.", ctx->config_path);
+		return RXECTL_USAGE;
+	}
+	return -1;
+}
+
+static int save_text(struct rxectl *ctx, const char *text)
+{
+	struct rxe_conf check;
+	int err;
+
+	if (config_parse_string(text, ctx->config_path, &check) < 0)
+		return log_error(RXECTL_FAIL, "the edited %s would not parse, so it was not written; "
+				 "please report this as a bug.", ctx->config_path);
+	config_free(&check);
+	err = config_write_atomic(ctx->config_path, text);
+	if (err == -EACCES || err == -EPERM || err == -EROFS)
+		return log_error(RXECTL_FAIL, "cannot write %s: %s; run rxectl as root.",
+				 ctx->config_path, strerror(-err));
+	if (err < 0)
+		return log_error(RXECTL_FAIL, "cannot write %s: %s.", ctx->config_path, strerror(-err));
+	return RXECTL_OK;
+}
+
+/* Does the netdev exist now?  (Errors count as "no": the unit waits for it anyway.) */
+static bool netdev_exists(struct rxectl *ctx, const char *netdev)
+{
+	struct netdev_info info;
+	struct netdev_ctx *nd = ctx_netdev(ctx);
+
+	return nd && netdev_get_by_name(nd, netdev, &info) == 0;
+}
+
+/* Run another command of the table in this process (the same code as typing it). */
+static int run_cmd(struct rxectl *ctx, rxectl_cmd_fn fn, int argc, char **argv)
+{
+	optind = 0;
+	return fn(ctx, argc, argv);
+}
+
+int cmd_enable(struct rxectl *ctx, int argc, char **argv)
+{
+	const char *netdev = NULL, *name = NULL;
+	const struct rxe_conf_entry *other;
+	char unit[128], *text = NULL, *edited = NULL;
+	struct rxe_conf conf;
+	bool now_ = false, changed = false, units_changed = false;
+	int ret;
+
+	ret = parse_args("enable", argc, argv, &netdev, &name, &now_);
+	if (ret >= 0)
+		return ret;
+	if (sdbus_rxe_unit(netdev, unit, sizeof(unit)) < 0)
+		return log_error(RXECTL_USAGE, "netdev name '%s' is too long for a unit name.", netdev);
+	ret = load_text(ctx, &text, &conf);
+	if (ret >= 0)
+		return ret;
+	other = name ? config_find_name(&conf, name) : NULL;
+	if (other && strcmp(other->netdev, netdev)) {
+		ret = log_error(RXECTL_USAGE, "the device name %s is already given to %s (line %u of "
+				"%s); choose another with --name.", name, other->netdev, other->line,
+				ctx->config_path);
+		goto out;
+	}
+	if (config_text_enable(text, netdev, name, &edited, &changed) < 0) {
+		ret = log_error(RXECTL_FAIL, "out of memory.");
+		goto out;
+	}
+	if (changed && (ret = save_text(ctx, edited)) != RXECTL_OK)
+		goto out;
+	out_text(ctx->out, changed ? "%s is now declared in %s.\n" : "%s was already declared in %s.\n",
+		 netdev, ctx->config_path);
+
+	if (!sdbus_systemd_running()) {
+		log_info("systemd is not running, so no unit was enabled; the device is created by "
+			 "`rxectl up` (or at boot where systemd runs).");
+		ret = RXECTL_OK;
+		if (now_) {
+			char *up_argv[] = { "up", (char *)netdev, NULL };
+
+			ret = run_cmd(ctx, cmd_up, 2, up_argv);
+		}
+		goto out;
+	}
+	{
+		const char *units[] = { unit, NULL };
+
+		if (sdbus_enable(units, &units_changed) < 0) {
+			ret = RXECTL_FAIL;
+			goto out;
+		}
+	}
+	out_text(ctx->out, units_changed ? "%s is enabled; it runs at boot and whenever %s appears.\n"
+		 : "%s was already enabled.\n", unit, netdev);
+	ret = RXECTL_OK;
+	if (!now_)
+		goto out;
+	if (!netdev_exists(ctx, netdev)) {
+		log_info("%s does not exist yet; its rxe device is created when it appears.", netdev);
+		goto out;
+	}
+	if (sdbus_start("rxe-monitor.service", UNIT_JOB_TIMEOUT) < 0 ||
+	    sdbus_start(unit, UNIT_JOB_TIMEOUT) < 0) {
+		ret = RXECTL_FAIL;
+		goto out;
+	}
+	out_text(ctx->out, "%s is started.\n", unit);
+out:
+	free(text);
+	free(edited);
+	config_free(&conf);
+	return ret;
+}
+
+int cmd_disable(struct rxectl *ctx, int argc, char **argv)
+{
+	const char *netdev = NULL, *name = NULL;
+	char unit[128], *text = NULL, *edited = NULL;
+	struct rxe_conf conf;
+	bool now_ = false, changed = false, units_changed = false;
+	int ret;
+
+	ret = parse_args("disable", argc, argv, &netdev, &name, &now_);
+	if (ret >= 0)
+		return ret;
+	if (sdbus_rxe_unit(netdev, unit, sizeof(unit)) < 0)
+		return log_error(RXECTL_USAGE, "netdev name '%s' is too long for a unit name.", netdev);
+	ret = load_text(ctx, &text, &conf);
+	if (ret >= 0)
+		return ret;
+	/* The config first: from here on the monitor leaves the netdev alone. */
+	if (config_text_disable(text, netdev, &edited, &changed) < 0) {
+		ret = log_error(RXECTL_FAIL, "out of memory.");
+		goto out;
+	}
+	if (changed && (ret = save_text(ctx, edited)) != RXECTL_OK)
+		goto out;
+	out_text(ctx->out, changed ? "%s is no longer declared in %s.\n"
+		 : "%s was not declared in %s.\n", netdev, ctx->config_path);
+	ret = RXECTL_OK;
+	if (sdbus_systemd_running()) {
+		const char *units[] = { unit, NULL };
+
+		if (sdbus_disable(units, &units_changed) < 0) {
+			ret = RXECTL_FAIL;
+			goto out;
+		}
+		out_text(ctx->out, units_changed ? "%s is disabled.\n" : "%s was not enabled.\n", unit);
+		if (now_ && sdbus_stop(unit, UNIT_JOB_TIMEOUT) < 0) {
+			ret = RXECTL_FAIL;
+			goto out;
+		}
+	}
+	if (now_) {
+		/* The unit's ExecStop removed the device if the unit ran; a device made by
+		 * hand or by the monitor is removed here, under the creation lock. */
+		struct rxe_dev *devs = NULL;
+		size_t n = 0;
+
+		if (!ctx_rdma_nl(ctx) || rxe_lock(ctx) < 0 || rxe_list(ctx, &devs, &n) < 0) {
+			ret = RXECTL_FAIL;
+			goto out;
+		}
+		if (rxe_find_by_netdev(devs, n, netdev)) {
+			char *down_argv[] = { "down", (char *)netdev, NULL };
+
+			ret = run_cmd(ctx, cmd_down, 2, down_argv);
+		}
+		free(devs);
+		rxe_unlock(ctx);
+	}
+out:
+	free(text);
+	free(edited);
+	config_free(&conf);
+	return ret;
+}

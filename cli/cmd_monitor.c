@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0
+/* cmd_monitor.c - `rxectl monitor`: keep the devices declared in rxe.conf alive across netdev changes. */
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <systemd/sd-daemon.h>
+
+#include "config.h"
+#include "lock.h"
+#include "log.h"
+#include "netdev.h"
+#include "output.h"
+#include "rxe.h"
+
+/*
+ * The loop: wait for an rtnetlink link or address notification (or a
+ * signal, or the periodic check), let the burst settle, then reconcile every
+ * netdev declared in rxe.conf (re-read each time):
+ *
+ *  - a declared netdev that is there without an rxe device gets one, through
+ *    the same code as `rxectl up NETDEV --wait 0` and therefore under the
+ *    same lock as the units and a hand-run `rxectl up` -- but only when it is
+ *    a new netdev (first seen, re-created, or renamed into the name): a device
+ *    deleted by hand from a netdev that stayed is left deleted;
+ *  - after address changes the device's readiness (a RoCE v2 GID for the
+ *    netdev's address) is compared with the last check and every change is
+ *    logged: a GID that went away, and the GID index once it is back.
+ *
+ * RDMA netlink has no device notifications on the kernels we support, so a
+ * periodic check (PERIODIC_S) catches devices that went away on their own.
+ * Every action is logged (to the journal under systemd, see log.h).
+ */
+#define SETTLE_MS	300	/* after a notification, before the first check */
+#define RECHECK_MS	2000	/* and a second check: GIDs follow addresses asynchronously */
+#define PERIODIC_S	30
+
+struct watched {
+	char netdev[IF_NAMESIZE];
+	int ifindex;		/* the netdev we last saw under this name; 0: absent */
+	bool known;		/* checked at least once */
+	bool had_dev;
+	bool ready;
+	int gid_index;
+};
+
+struct monitor {
+	struct rxectl *ctx;
+	struct watched *w;
+	size_t n;
+	bool config_ok;
+};
+
+static volatile sig_atomic_t got_term, got_hup;
+
+static void on_signal(int sig)
+{
+	if (sig == SIGHUP)
+		got_hup = 1;
+	else
+		got_term = 1;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The state of `netdev`, kept across reconciles; a new entry if needed. */
+static struct watched *watch(struct monitor *m, const char *netdev)
+{
+	void *p;
+
+	for (size_t i = 0; i < m->n; i++)
+		if (!strcmp(m->w[i].netdev, netdev))
+			return &m->w[i];
+	p = realloc(m->w, (m->n + 1) * sizeof(*m->w));
+	if (!p)
+		return NULL;
+	m->w = p;
+	memset(&m->w[m->n], 0, sizeof(*m->w));
+	snprintf(m->w[m->n].netdev, sizeof(m->w[m->n].netdev), "%s", netdev);
+	return &m->w[m->n++];
+}
+
+/* Forget netdevs no longer declared. */
+static void prune(struct monitor *m, const struct rxe_conf *conf)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < m->n; i++) {
+		if (config_find_netdev(conf, m->w[i].netdev))
+			m->w[k++] = m->w[i];
+		else
+			log_info("%s is no longer declared in %s; leaving it alone.", m->w[i].netdev,
+				 m->ctx->config_path);
+	}
+	m->n = k;
+}
+
+static void create(struct monitor *m, const struct rxe_conf_entry *e)
+{
+	char *argv[] = { "up", (char *)e->netdev, "--wait", "0", NULL };
+	int ret;
+
+	optind = 0;
+	ret = cmd_up(m->ctx, 4, argv);
+	rxe_unlock(m->ctx);
+	output_flush(m->ctx->out);
+	if (ret != RXECTL_OK)
+		log_warn("could not create %s on %s (see above); trying again on the next change of "
+			 "%s.", e->name, e->netdev, e->netdev);
+}
+
+/* Log what changed about the device's readiness since the last check. */
+static void check_gids(struct monitor *m, struct watched *w, const struct rxe_dev *d)
+{
+	struct rxe_details det;
+	char why[512] = "";
+	bool ready;
+
+	rxe_describe(m->ctx, d, &det);
+	ready = rxe_ready(d, &det, why, sizeof(why));
+	if (!w->had_dev || ready != w->ready || det.gid_index != w->gid_index) {
+		if (ready && det.gid_index >= 0 && det.have_verbs) {
+			const struct verbs_gid *g = NULL;
+
+			for (size_t i = 0; i < det.port.n_gids; i++)
+				if ((int)det.port.gids[i].index == det.gid_index)
+					g = &det.port.gids[i];
+			log_info("%s on %s is ready%s: applications should use GID index %d (%s, %s).",
+				 d->name, d->netdev, w->had_dev && !w->ready ? " again" : "",
+				 det.gid_index, g ? gid_type_str(g->type) : "RoCE v2", g ? g->ip : "?");
+		} else if (ready) {
+			log_info("%s on %s is ready.", d->name, d->netdev);
+		} else {
+			log_warn("%s on %s is not ready: %s.", d->name, d->netdev, why);
+		}
+	}
+	w->ready = ready;
+	w->gid_index = det.gid_index;
+	rxe_details_free(&det);
+}
+
+static void reconcile(struct monitor *m)
+{
+	struct netdev_ctx *nd = ctx_netdev(m->ctx);
+	struct rxe_dev *devs = NULL;
+	struct rxe_conf conf;
+	size_t n = 0;
+
+	if (ctx_load_config(m->ctx, &conf) != RXECTL_OK) {
+		if (m->config_ok)
+			log_warn("%s cannot be used (see above); keeping the devices as they are until "
+				 "it is fixed.", m->ctx->config_path);
+		m->config_ok = false;
+		return;
+	}
+	m->config_ok = true;
+	prune(m, &conf);
+	if (!nd || rxe_list(m->ctx, &devs, &n) < 0) {
+		config_free(&conf);
+		return;
+	}
+	for (size_t i = 0; i < conf.n; i++) {
+		const struct rxe_conf_entry *e = &conf.entries[i];
+		struct watched *w = watch(m, e->netdev);
+		struct netdev_info info;
+		const struct rxe_dev *d;
+
+		if (!w)
+			break;
+		if (netdev_get_by_name(nd, e->netdev, &info) < 0) {
+			if (w->ifindex || !w->known)
+				log_info("%s is not there; its rxe device is created when it appears.",
+					 e->netdev);
+			w->ifindex = 0;
+			w->had_dev = false;
+			w->known = true;
+			continue;
+		}
+		d = rxe_find_by_netdev(devs, n, e->netdev);
+		if (!d && w->ifindex != info.ifindex) {
+			log_info("%s %s (ifindex %d) without an rxe device; creating %s.", e->netdev,
+				 !w->known ? "is there" : w->ifindex ? "was re-created" : "appeared",
+				 info.ifindex, e->name);
+			create(m, e);
+			free(devs);
+			devs = NULL;
+			if (rxe_list(m->ctx, &devs, &n) < 0)
+				n = 0;
+			d = rxe_find_by_netdev(devs, n, e->netdev);
+		} else if (!d && w->had_dev) {
+			log_warn("the rxe device on %s went away while %s stayed; not re-creating it "
+				 "(run `rxectl up %s` to do so).", e->netdev, e->netdev, e->netdev);
+		}
+		w->ifindex = info.ifindex;
+		w->known = true;
+		if (d)
+			check_gids(m, w, d);
+		w->had_dev = d != NULL;
+	}
+	free(devs);
+	config_free(&conf);
+}
+
+int cmd_monitor(struct rxectl *ctx, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct monitor m = { .ctx = ctx, .config_ok = true };
+	struct sigaction sa = { .sa_handler = on_signal };
+	double due[2] = { 0, 0 }, next_periodic, next_watchdog = 0;
+	uint64_t wd_usec = 0;
+	int opt, fd;
+
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (opt == 'h') {
+			rxectl_command_usage("monitor", true);
+			return RXECTL_OK;
+		}
+		return rxectl_usage_error("monitor", "unknown option '%s' for monitor.", argv[optind - 1]);
+	}
+	if (optind < argc)
+		return rxectl_usage_error("monitor", "monitor takes no arguments, but got '%s'.",
+					  argv[optind]);
+	if (ctx->json)
+		return rxectl_usage_error("monitor", "monitor logs what it does; it has no JSON output.");
+
+	fd = netdev_events_open();
+	if (fd < 0)
+		return log_error(RXECTL_FAIL, "cannot listen to rtnetlink notifications: %s.",
+				 strerror(-fd));
+	if (!ctx_netdev(ctx) || !ctx_rdma_nl(ctx)) {
+		close(fd);
+		return RXECTL_FAIL;
+	}
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	if (sd_watchdog_enabled(0, &wd_usec) <= 0)
+		wd_usec = 0;
+
+	log_info("watching the netdevs declared in %s.", ctx->config_path);
+	reconcile(&m);
+	sd_notifyf(0, "READY=1\nSTATUS=watching %zu netdev(s) declared in %s", m.n, ctx->config_path);
+	next_periodic = now() + PERIODIC_S;
+
+	while (!got_term) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		double t = now(), wake = next_periodic;
+		int r, timeout;
+
+		if (wd_usec && t >= next_watchdog) {
+			sd_notify(0, "WATCHDOG=1");
+			next_watchdog = t + (double)wd_usec / 2e6;
+		}
+		if (wd_usec && next_watchdog < wake)
+			wake = next_watchdog;
+		for (int i = 0; i < 2; i++)
+			if (due[i] && due[i] < wake)
+				wake = due[i];
+		timeout = wake > t ? (int)((wake - t) * 1000) + 1 : 0;
+		r = poll(&pfd, 1, timeout);
+		if (r < 0 && errno != EINTR) {
+			log_msg(LOG_ERR, "poll failed: %s.", strerror(errno));
+			break;
+		}
+		t = now();
+		if (r > 0) {
+			int got = netdev_events_drain(fd);
+
+			if (got != 0) {
+				log_debug("%d rtnetlink notification(s)", got);
+				if (!due[0])
+					due[0] = t + SETTLE_MS / 1000.0;
+				due[1] = t + RECHECK_MS / 1000.0;
+			}
+		}
+		if (got_hup) {
+			got_hup = 0;
+			log_info("reloading %s.", ctx->config_path);
+			due[0] = t;
+		}
+		if ((due[0] && t >= due[0]) || (due[1] && t >= due[1]) || t >= next_periodic) {
+			if (due[0] && t >= due[0])
+				due[0] = 0;
+			else if (due[1] && t >= due[1])
+				due[1] = 0;
+			reconcile(&m);
+			sd_notifyf(0, "STATUS=watching %zu netdev(s) declared in %s", m.n,
+				   ctx->config_path);
+			next_periodic = now() + PERIODIC_S;
+		}
+	}
+	sd_notify(0, "STOPPING=1");
+	log_info("stopping.");
+	close(fd);
+	free(m.w);
+	return RXECTL_OK;
+}

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-2.0
+/* cmd_udev_env.c - `rxectl udev-env NETDEV`: tell the udev rule whether a netdev is managed, as KEY=value lines. */
+#include <string.h>
+
+#include "config.h"
+#include "log.h"
+#include "names.h"
+#include "output.h"
+#include "rxectl.h"
+#include "sdbus.h"
+
+/*
+ * Run by udev/90-rxe.rules through IMPORT{program} for every net device that
+ * is added or renamed.  For a netdev declared in rxe.conf it prints
+ *   RXE_MANAGED=1
+ *   RXE_NAME=<rdma device name>
+ *   RXE_UNIT=rxe@<escaped netdev>.service
+ * and the rule adds the unit to SYSTEMD_WANTS; for any other netdev it
+ * prints nothing.  It exits 0 in both cases, and also when the config file
+ * is missing or broken (a message goes to stderr, which udev logs), so that a
+ * bad rxe.conf never gets in the way of bringing up the network.
+ */
+int cmd_udev_env(struct rxectl *ctx, int argc, char **argv)
+{
+	const struct rxe_conf_entry *e;
+	struct rxe_conf conf;
+	char unit[128];
+	const char *why;
+
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		rxectl_command_usage("udev-env", true);
+		return RXECTL_OK;
+	}
+	if (argc != 2)
+		return rxectl_usage_error("udev-env", "udev-env takes exactly one NETDEV.");
+	if ((why = netdev_name_invalid(argv[1])))
+		return log_error(RXECTL_USAGE, "netdev name '%s' %s.", argv[1], why);
+	if (ctx_load_config(ctx, &conf) != RXECTL_OK)
+		return RXECTL_OK;	/* said why on stderr; the netdev is not managed */
+	e = config_find_netdev(&conf, argv[1]);
+	if (e && sdbus_rxe_unit(e->netdev, unit, sizeof(unit)) == 0)
+		out_text(ctx->out, "RXE_MANAGED=1\nRXE_NAME=%s\nRXE_UNIT=%s\n", e->name, unit);
+	config_free(&conf);
+	return RXECTL_OK;
+}
