@@ -24,6 +24,9 @@ const struct rxectl_command rxectl_commands[] = {
 	  "keep the configured devices alive across netdev changes (rxe-monitor.service)" },
 	{ "udev-env", cmd_udev_env, "NETDEV",
 	  "print udev environment lines saying whether NETDEV is managed (for the udev rule)" },
+	{ "ping",   cmd_ping,   "--listen [--port P] [DEVICE|ADDRESS] | HOST [--port P] [--count N] "
+	  "[--timeout SEC] [--sizes LIST] [--json]",
+	  "test RDMA to another host over RDMA CM, and name the layer that fails" },
 	{ "help",   cmd_help,   "",
 	  "show this help" },
 	{ NULL, NULL, NULL, NULL },

@@ -84,6 +84,7 @@ int cmd_up(struct rxectl *ctx, int argc, char **argv);
 int cmd_down(struct rxectl *ctx, int argc, char **argv);
 int cmd_status(struct rxectl *ctx, int argc, char **argv);
 int cmd_help(struct rxectl *ctx, int argc, char **argv);
+int cmd_ping(struct rxectl *ctx, int argc, char **argv);
 int cmd_enable(struct rxectl *ctx, int argc, char **argv);
 int cmd_disable(struct rxectl *ctx, int argc, char **argv);
 int cmd_monitor(struct rxectl *ctx, int argc, char **argv);
