@@ -82,13 +82,22 @@ install: rxectl
 		sec=$${f##*.}; install -D -m 0644 "$$f" "$(DESTDIR)$(MANDIR)/man$$sec/$${f#man/}"; done
 	@if [ -f etc/rxe.conf ] && [ ! -e $(DESTDIR)$(SYSCONFDIR)/rxe/rxe.conf ]; then \
 		install -D -m 0644 etc/rxe.conf $(DESTDIR)$(SYSCONFDIR)/rxe/rxe.conf; fi
+	install -D -m 0644 etc/modules-load.d/rxe.conf $(DESTDIR)$(SYSCONFDIR)/modules-load.d/rxe.conf
+	install -D -m 0644 etc/security/limits.d/50-rxe-memlock.conf \
+		$(DESTDIR)$(SYSCONFDIR)/security/limits.d/50-rxe-memlock.conf
 ifeq ($(WITH_SYSTEMDUNITS),yes)
+	install -D -m 0644 etc/systemd/system/service.d/50-rxe-memlock.conf \
+		$(DESTDIR)$(SYSCONFDIR)/systemd/system/service.d/50-rxe-memlock.conf
 	@for f in systemd/*.service systemd/*.target; do [ -f "$$f" ] || continue; \
-		install -D -m 0644 "$$f" "$(DESTDIR)$(SYSTEMDUNITDIR)/$${f#systemd/}"; done
+		mkdir -p "$(DESTDIR)$(SYSTEMDUNITDIR)"; \
+		sed 's|/usr/sbin/rxectl|$(SBINDIR)/rxectl|g' "$$f" > "$(DESTDIR)$(SYSTEMDUNITDIR)/$${f#systemd/}"; \
+		chmod 0644 "$(DESTDIR)$(SYSTEMDUNITDIR)/$${f#systemd/}"; done
 endif
 ifeq ($(WITH_UDEVRULES),yes)
 	@for f in udev/*.rules; do [ -f "$$f" ] || continue; \
-		install -D -m 0644 "$$f" "$(DESTDIR)$(UDEVDIR)/rules.d/$${f#udev/}"; done
+		mkdir -p "$(DESTDIR)$(UDEVDIR)/rules.d"; \
+		sed 's|/usr/sbin/rxectl|$(SBINDIR)/rxectl|g' "$$f" > "$(DESTDIR)$(UDEVDIR)/rules.d/$${f#udev/}"; \
+		chmod 0644 "$(DESTDIR)$(UDEVDIR)/rules.d/$${f#udev/}"; done
 endif
 
 clean:

@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: GPL-2.0
+/* rxe_verify.c - checks the data and the error completions of an rxe device over loopback. */
+
+/*
+ * Usage: rxe_verify DEVICE GID_INDEX TEST
+ * Two RC QPs on DEVICE are connected to each other through GID_INDEX (the device loops the
+ * packets back), then TEST runs; exit 0 when it behaved, 1 with a message when not.
+ */
+#include <arpa/inet.h>
+#include <infiniband/verbs.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <time.h>
+
+#define BUF	(1 << 20)
+
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static struct ibv_cq *cq[2];
+static struct ibv_qp *qp[2];
+static struct ibv_mr *mr[2];
+static uint8_t *buf[2];
+static int gidx;
+
+#define die(...) do { fprintf(stderr, "rxe_verify: " __VA_ARGS__); fputc('\n', stderr); exit(1); } while (0)
+
+static void connect_qp(int i, int rnr_retry)
+{
+	struct ibv_qp_attr a = {};
+	union ibv_gid gid;
+
+	if (ibv_query_gid(ctx, 1, gidx, &gid))
+		die("query_gid");
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			    IBV_ACCESS_REMOTE_ATOMIC;
+	if (ibv_modify_qp(qp[i], &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			  IBV_QP_ACCESS_FLAGS))
+		die("modify INIT");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = qp[!i]->qp_num;
+	a.rq_psn = 100 + !i;
+	a.max_dest_rd_atomic = 4;
+	a.min_rnr_timer = 1;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = gid;
+	a.ah_attr.grh.sgid_index = gidx;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = 1;
+	if (ibv_modify_qp(qp[i], &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+			  IBV_QP_MIN_RNR_TIMER))
+		die("modify RTR");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 10;
+	a.retry_cnt = 3;
+	a.rnr_retry = rnr_retry;
+	a.sq_psn = 100 + i;
+	a.max_rd_atomic = 4;
+	if (ibv_modify_qp(qp[i], &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
+		die("modify RTS");
+}
+
+static void setup(const char *name, int rnr_retry)
+{
+	struct ibv_device **l = ibv_get_device_list(NULL);
+	int i;
+
+	for (i = 0; l && l[i]; i++)
+		if (!strcmp(ibv_get_device_name(l[i]), name))
+			break;
+	if (!l || !l[i] || !(ctx = ibv_open_device(l[i])))
+		die("no device %s", name);
+	pd = ibv_alloc_pd(ctx);
+	for (i = 0; i < 2; i++) {
+		struct ibv_qp_init_attr ia = {};
+
+		cq[i] = ibv_create_cq(ctx, 256, NULL, NULL, 0);
+		buf[i] = aligned_alloc(4096, BUF);
+		memset(buf[i], 0, BUF);
+		mr[i] = ibv_reg_mr(pd, buf[i], BUF, IBV_ACCESS_LOCAL_WRITE |
+				   IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_REMOTE_ATOMIC);
+		ia.send_cq = ia.recv_cq = cq[i];
+		ia.qp_type = IBV_QPT_RC;
+		ia.cap.max_send_wr = ia.cap.max_recv_wr = 64;
+		ia.cap.max_send_sge = ia.cap.max_recv_sge = 4;
+		ia.cap.max_inline_data = 256;
+		qp[i] = ibv_create_qp(pd, &ia);
+		if (!pd || !cq[i] || !mr[i] || !qp[i])
+			die("cannot create verbs objects");
+	}
+	connect_qp(0, rnr_retry);
+	connect_qp(1, rnr_retry);
+}
+
+static struct ibv_wc wait_wc(int i)
+{
+	struct ibv_wc wc;
+	int n, spins = 0;
+
+	while (!(n = ibv_poll_cq(cq[i], 1, &wc))) {
+		if (++spins > 20 * 1000 * 100)
+			die("no completion on side %d", i);
+		usleep(10);
+	}
+	if (n < 0)
+		die("poll_cq");
+	return wc;
+}
+
+static void expect(int i, enum ibv_wc_status st, enum ibv_wc_opcode op)
+{
+	struct ibv_wc wc = wait_wc(i);
+
+	if (wc.status != st)
+		die("side %d: status %s, wanted %s", i, ibv_wc_status_str(wc.status),
+		    ibv_wc_status_str(st));
+	if (st == IBV_WC_SUCCESS && wc.opcode != op)
+		die("side %d: opcode %d, wanted %d", i, wc.opcode, op);
+}
+
+static void post(int i, struct ibv_send_wr *wr)
+{
+	struct ibv_send_wr *bad;
+
+	wr->send_flags |= IBV_SEND_SIGNALED;
+	if (ibv_post_send(qp[i], wr, &bad))
+		die("post_send");
+}
+
+static void post_recv(int i, uint64_t off, uint32_t len)
+{
+	struct ibv_sge s = { (uintptr_t)buf[i] + off, len, mr[i]->lkey };
+	struct ibv_recv_wr wr = { .wr_id = off, .sg_list = &s, .num_sge = 1 }, *bad;
+
+	if (ibv_post_recv(qp[i], &wr, &bad))
+		die("post_recv");
+}
+
+static void fill(uint8_t *p, size_t n, unsigned int seed)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		p[k] = (uint8_t)(k * 7 + seed);
+}
+
+/* RDMA WRITE sizes across packet boundaries, then READ them back. */
+static int t_write_read(void)
+{
+	static const uint32_t sizes[] = { 1, 3, 1023, 1024, 1025, 4096, 65536 + 13, 512 * 1024 };
+	unsigned int k;
+
+	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		uint32_t n = sizes[k];
+		struct ibv_sge s = { (uintptr_t)buf[0] + 5, n, mr[0]->lkey };
+		struct ibv_send_wr wr = { .sg_list = &s, .num_sge = 1,
+					  .opcode = IBV_WR_RDMA_WRITE };
+
+		fill(buf[0] + 5, n, k);
+		memset(buf[1], 0, BUF);
+		wr.wr.rdma.remote_addr = (uintptr_t)buf[1] + 11;
+		wr.wr.rdma.rkey = mr[1]->rkey;
+		post(0, &wr);
+		expect(0, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
+		if (memcmp(buf[0] + 5, buf[1] + 11, n) || buf[1][10] || buf[1][11 + n])
+			die("write of %u bytes: data differs", n);
+
+		memset(buf[0] + 5, 0, n);
+		wr.opcode = IBV_WR_RDMA_READ;
+		post(0, &wr);
+		expect(0, IBV_WC_SUCCESS, IBV_WC_RDMA_READ);
+		if (memcmp(buf[0] + 5, buf[1] + 11, n))
+			die("read of %u bytes: data differs", n);
+	}
+	return 0;
+}
+
+/* SEND with immediate data, gathered from 3 SGEs, scattered into 2. */
+static int t_send_sge_imm(void)
+{
+	struct ibv_sge s[3] = { { (uintptr_t)buf[0], 1000, mr[0]->lkey },
+				{ (uintptr_t)buf[0] + 5000, 3000, mr[0]->lkey },
+				{ (uintptr_t)buf[0] + 9000, 7, mr[0]->lkey } };
+	struct ibv_sge r[2] = { { (uintptr_t)buf[1], 2500, mr[1]->lkey },
+				{ (uintptr_t)buf[1] + 10000, 8000, mr[1]->lkey } };
+	struct ibv_recv_wr rw = { .sg_list = r, .num_sge = 2 }, *bad;
+	struct ibv_send_wr wr = { .sg_list = s, .num_sge = 3, .opcode = IBV_WR_SEND_WITH_IMM,
+				  .imm_data = htonl(0x12345678) };
+	struct ibv_wc wc;
+
+	fill(buf[0], BUF / 2, 3);
+	if (ibv_post_recv(qp[1], &rw, &bad))
+		die("post_recv");
+	post(0, &wr);
+	expect(0, IBV_WC_SUCCESS, IBV_WC_SEND);
+	wc = wait_wc(1);
+	if (wc.status || wc.opcode != IBV_WC_RECV || wc.byte_len != 4007 ||
+	    !(wc.wc_flags & IBV_WC_WITH_IMM) || wc.imm_data != htonl(0x12345678))
+		die("recv completion: status %d opcode %d len %u flags %x imm %x", wc.status,
+		    wc.opcode, wc.byte_len, wc.wc_flags, wc.imm_data);
+	if (memcmp(buf[1], buf[0], 1000) || memcmp(buf[1] + 1000, buf[0] + 5000, 1500) ||
+	    memcmp(buf[1] + 10000, buf[0] + 6500, 1500) || memcmp(buf[1] + 11500, buf[0] + 9000, 7))
+		die("scattered data differs");
+	return 0;
+}
+
+static int t_inline(void)
+{
+	struct ibv_sge s = { (uintptr_t)buf[0], 200, 0 };
+	struct ibv_send_wr wr = { .sg_list = &s, .num_sge = 1, .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_INLINE };
+
+	fill(buf[0], 200, 9);
+	post_recv(1, 0, 4096);
+	post(0, &wr);
+	expect(0, IBV_WC_SUCCESS, IBV_WC_SEND);
+	expect(1, IBV_WC_SUCCESS, IBV_WC_RECV);
+	if (memcmp(buf[0], buf[1], 200))
+		die("inline data differs");
+	return 0;
+}
+
+static int t_write_imm(void)
+{
+	struct ibv_sge s = { (uintptr_t)buf[0], 3000, mr[0]->lkey };
+	struct ibv_send_wr wr = { .sg_list = &s, .num_sge = 1,
+				  .opcode = IBV_WR_RDMA_WRITE_WITH_IMM, .imm_data = htonl(7) };
+	struct ibv_wc wc;
+
+	fill(buf[0], 3000, 1);
+	wr.wr.rdma.remote_addr = (uintptr_t)buf[1] + 8192;
+	wr.wr.rdma.rkey = mr[1]->rkey;
+	post_recv(1, 0, 0);
+	post(0, &wr);
+	expect(0, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
+	wc = wait_wc(1);
+	if (wc.status || wc.opcode != IBV_WC_RECV_RDMA_WITH_IMM || wc.imm_data != htonl(7))
+		die("write-with-imm completion: status %d opcode %d", wc.status, wc.opcode);
+	if (memcmp(buf[0], buf[1] + 8192, 3000))
+		die("written data differs");
+	return 0;
+}
+
+static int t_atomics(void)
+{
+	uint64_t *target = (uint64_t *)(buf[1] + 64), *res = (uint64_t *)buf[0];
+	struct ibv_sge s = { (uintptr_t)res, 8, mr[0]->lkey };
+	struct ibv_send_wr wr = { .sg_list = &s, .num_sge = 1 };
+
+	*target = 1000;
+	wr.wr.atomic.remote_addr = (uintptr_t)target;
+	wr.wr.atomic.rkey = mr[1]->rkey;
+	wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	wr.wr.atomic.compare_add = 5;
+	post(0, &wr);
+	expect(0, IBV_WC_SUCCESS, IBV_WC_FETCH_ADD);
+	if (*res != 1000 || *target != 1005)
+		die("fetch_add: got %llu, target %llu", (unsigned long long)*res,
+		    (unsigned long long)*target);
+	wr.opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
+	wr.wr.atomic.compare_add = 1;
+	wr.wr.atomic.swap = 77;
+	post(0, &wr);
+	expect(0, IBV_WC_SUCCESS, IBV_WC_COMP_SWAP);
+	if (*res != 1005 || *target != 1005)
+		die("cmp_swap (mismatch) changed the target");
+	wr.wr.atomic.compare_add = 1005;
+	post(0, &wr);
+	expect(0, IBV_WC_SUCCESS, IBV_WC_COMP_SWAP);
+	if (*res != 1005 || *target != 77)
+		die("cmp_swap (match): got %llu, target %llu", (unsigned long long)*res,
+		    (unsigned long long)*target);
+	return 0;
+}
+
+static int t_bad_rkey(void)
+{
+	struct ibv_sge s = { (uintptr_t)buf[0], 100, mr[0]->lkey };
+	struct ibv_send_wr wr = { .sg_list = &s, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE };
+
+	wr.wr.rdma.remote_addr = (uintptr_t)buf[1];
+	wr.wr.rdma.rkey = mr[1]->rkey ^ 0x55;
+	post(0, &wr);
+	expect(0, IBV_WC_REM_ACCESS_ERR, 0);
+	return 0;
+}
+
+static int t_out_of_range(void)
+{
+	struct ibv_sge s = { (uintptr_t)buf[0], 100, mr[0]->lkey };
+	struct ibv_send_wr wr = { .sg_list = &s, .num_sge = 1, .opcode = IBV_WR_RDMA_READ };
+
+	wr.wr.rdma.remote_addr = (uintptr_t)buf[1] + BUF - 50;
+	wr.wr.rdma.rkey = mr[1]->rkey;
+	post(0, &wr);
+	expect(0, IBV_WC_REM_ACCESS_ERR, 0);
+	return 0;
+}
+
+static int t_bad_lkey(void)
+{
+	struct ibv_sge s = { (uintptr_t)buf[0], 100, mr[0]->lkey + 1 };
+	struct ibv_send_wr wr = { .sg_list = &s, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE };
+
+	wr.wr.rdma.remote_addr = (uintptr_t)buf[1];
+	wr.wr.rdma.rkey = mr[1]->rkey;
+	post(0, &wr);
+	expect(0, IBV_WC_LOC_PROT_ERR, 0);
+	return 0;
+}
+
+static int t_recv_too_small(void)
+{
+	struct ibv_sge s = { (uintptr_t)buf[0], 3000, mr[0]->lkey };
+	struct ibv_send_wr wr = { .sg_list = &s, .num_sge = 1, .opcode = IBV_WR_SEND };
+
+	post_recv(1, 0, 100);
+	post(0, &wr);
+	expect(1, IBV_WC_LOC_LEN_ERR, 0);
+	expect(0, IBV_WC_REM_INV_REQ_ERR, 0);
+	return 0;
+}
+
+static int t_rnr_retry(void)
+{
+	struct ibv_sge s = { (uintptr_t)buf[0], 5000, mr[0]->lkey };
+	struct ibv_send_wr wr = { .sg_list = &s, .num_sge = 1, .opcode = IBV_WR_SEND };
+
+	fill(buf[0], 5000, 4);
+	post(0, &wr);
+	usleep(300 * 1000);	/* the receiver answers RNR NAKs meanwhile */
+	post_recv(1, 0, 8192);
+	expect(0, IBV_WC_SUCCESS, IBV_WC_SEND);
+	expect(1, IBV_WC_SUCCESS, IBV_WC_RECV);
+	if (memcmp(buf[0], buf[1], 5000))
+		die("data after RNR retry differs");
+	return 0;
+}
+
+static int t_rnr_exceeded(void)
+{
+	struct ibv_sge s = { (uintptr_t)buf[0], 10, mr[0]->lkey };
+	struct ibv_send_wr wr = { .sg_list = &s, .num_sge = 1, .opcode = IBV_WR_SEND };
+
+	post(0, &wr);
+	expect(0, IBV_WC_RNR_RETRY_EXC_ERR, 0);
+	return 0;
+}
+
+static int t_flush(void)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+
+	post_recv(1, 0, 100);
+	post_recv(1, 100, 100);
+	if (ibv_modify_qp(qp[1], &a, IBV_QP_STATE))
+		die("modify ERR");
+	expect(1, IBV_WC_WR_FLUSH_ERR, 0);
+	expect(1, IBV_WC_WR_FLUSH_ERR, 0);
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	int (*fn)(void);
+	int rnr_retry;
+} tests[] = {
+	{ "write-read", t_write_read, 7 },
+	{ "send-sge-imm", t_send_sge_imm, 7 },
+	{ "inline", t_inline, 7 },
+	{ "write-imm", t_write_imm, 7 },
+	{ "atomics", t_atomics, 7 },
+	{ "bad-rkey", t_bad_rkey, 7 },
+	{ "out-of-range", t_out_of_range, 7 },
+	{ "bad-lkey", t_bad_lkey, 7 },
+	{ "recv-too-small", t_recv_too_small, 7 },
+	{ "rnr-retry", t_rnr_retry, 7 },
+	{ "rnr-exceeded", t_rnr_exceeded, 1 },
+	{ "flush", t_flush, 7 },
+};
+
+int main(int argc, char **argv)
+{
+	unsigned int i;
+
+	if (argc != 4)
+		die("usage: rxe_verify DEVICE GID_INDEX TEST");
+	gidx = atoi(argv[2]);
+	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		if (strcmp(argv[3], tests[i].name))
+			continue;
+		setup(argv[1], tests[i].rnr_retry);
+		if (tests[i].fn())
+			return 1;
+		printf("ok %s\n", tests[i].name);
+		return 0;
+	}
+	die("unknown test %s", argv[3]);
+}
