@@ -27,6 +27,12 @@ const struct rxectl_command rxectl_commands[] = {
 	{ "ping",   cmd_ping,   "--listen [--port P] [DEVICE|ADDRESS] | HOST [--port P] [--count N] "
 	  "[--timeout SEC] [--sizes LIST] [--json]",
 	  "test RDMA to another host over RDMA CM, and name the layer that fails" },
+	{ "doctor", cmd_doctor, "[NETDEV|DEVICE...] [--json]",
+	  "check everything Soft-RoCE needs, and say how to fix what is wrong" },
+	{ "test",   cmd_test,   "[DEVICE|NETDEV] [--json]",
+	  "loopback verbs self-test of every RC operation on one device" },
+	{ "gid",    cmd_gid,    "[DEVICE|NETDEV] [--json] [--index-only]",
+	  "show the GID table and the GID index applications should use" },
 	{ "help",   cmd_help,   "",
 	  "show this help" },
 	{ NULL, NULL, NULL, NULL },

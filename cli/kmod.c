@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 #include <libkmod.h>
 
 #include "kmod.h"
@@ -163,4 +164,38 @@ const char *rxe_driver_kind(void)
 		return NULL;
 	rxe_driver_version(v, sizeof(v));
 	return strncmp(v, "rxectl-bundled", 14) == 0 ? "bundled" : "in-tree";
+}
+
+int module_load_policy(const char *name, char *install_cmd, size_t len, int *blacklisted)
+{
+	struct kmod_ctx *k;
+	struct kmod_list *list = NULL, *filtered = NULL;
+	int err = 0;
+
+	if (len)
+		install_cmd[0] = '\0';
+	*blacklisted = 0;
+	k = kctx_new();
+	if (!k)
+		return -ENOMEM;
+	list = lookup(k, name);
+	if (list) {
+		struct kmod_module *m = kmod_module_get_module(list);
+		const char *path = kmod_module_get_path(m);
+		const char *cmd = kmod_module_get_install_commands(m);
+
+		/* modules.dep may still name a file that is gone */
+		if (path && access(path, R_OK) != 0 && errno == ENOENT)
+			err = -ENOENT;
+		if (cmd)
+			snprintf(install_cmd, len, "%s", cmd);
+		if (kmod_module_apply_filter(k, KMOD_FILTER_BLACKLIST, list, &filtered) == 0) {
+			*blacklisted = filtered == NULL;
+			kmod_module_unref_list(filtered);
+		}
+		kmod_module_unref(m);
+	}
+	kmod_module_unref_list(list);
+	kmod_unref(k);
+	return err;
 }

@@ -17,6 +17,14 @@ int module_state(const char *name);
  * -ENOENT when the module does not exist for this kernel. */
 int module_load(const char *name);
 
+/*
+ * What stands between an available module and loading it, for `doctor`: its
+ * modprobe.d `install` command (copied into install_cmd, "" if none) and
+ * whether a `blacklist` line names it (*blacklisted 1).  Returns 0, or
+ * -ENOENT when modules.dep names a file that is gone.
+ */
+int module_load_policy(const char *name, char *install_cmd, size_t len, int *blacklisted);
+
 /* Load ib_core, ib_uverbs and rdma_rxe.  Prints the sentence that names the
  * fix and returns a negative errno on failure. */
 int modules_load_rxe(void);

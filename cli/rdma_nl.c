@@ -51,6 +51,7 @@ static const enum mnl_attr_data_type nldev_policy[RDMA_NLDEV_ATTR_MAX] = {
 	[RDMA_NLDEV_ATTR_CHARDEV_TYPE]		= MNL_TYPE_NUL_STRING,
 	[RDMA_NLDEV_ATTR_CHARDEV_NAME]		= MNL_TYPE_NUL_STRING,
 	[RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID]	= MNL_TYPE_U32,
+	[RDMA_NLDEV_SYS_ATTR_NETNS_MODE]	= MNL_TYPE_U8,
 };
 
 static int nldev_attr_cb(const struct nlattr *attr, void *data)
@@ -478,4 +479,23 @@ const char *rdma_phys_state_str(uint8_t phys_state)
 	};
 
 	return phys_state < sizeof(names) / sizeof(names[0]) ? names[phys_state] : "UNKNOWN";
+}
+
+static int sys_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[RDMA_NLDEV_ATTR_MAX];
+
+	if (nldev_parse(nlh, tb) < 0 || !tb[RDMA_NLDEV_SYS_ATTR_NETNS_MODE])
+		return -EOPNOTSUPP;
+	*(int *)data = mnl_attr_get_u8(tb[RDMA_NLDEV_SYS_ATTR_NETNS_MODE]);
+	return 0;
+}
+
+int rdma_nl_netns_mode(struct rdma_nl *nl, int *shared)
+{
+	struct nlmsghdr *nlh = prepare(nl->buf, sizeof(nl->buf), ++nl->seq,
+				       RDMA_NLDEV_CMD_SYS_GET, NLM_F_ACK);
+
+	*shared = -1;
+	return transact(nl, nlh, sys_cb, shared);
 }

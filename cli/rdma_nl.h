@@ -61,6 +61,10 @@ int rdma_nl_get_port(struct rdma_nl *nl, uint32_t dev_index, uint32_t port,
  * from RDMA_NLDEV_CMD_GET_CHARDEV "uverbs".  -ENOENT if ib_uverbs has none. */
 int rdma_nl_driver_id(struct rdma_nl *nl, uint32_t dev_index, uint32_t *driver_id);
 
+/* RDMA_NLDEV_CMD_SYS_GET: *shared 1 when every netns sees every RDMA device
+ * (the default), 0 in exclusive mode.  -EOPNOTSUPP on kernels before 5.5. */
+int rdma_nl_netns_mode(struct rdma_nl *nl, int *shared);
+
 /* RDMA_NLDEV_CMD_NEWLINK: create `dev_name` of `link_type` ("rxe") on netdev `ndev`. */
 int rdma_nl_newlink(struct rdma_nl *nl, const char *dev_name, const char *link_type,
 		    const char *ndev);

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+/* cmd_gid.c - `rxectl gid [DEVICE] [--json] [--index-only]`: the GID table and the index to use. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "log.h"
+#include "output.h"
+#include "rxe.h"
+
+/* The netdev a GID entry belongs to, by ifindex; "" if unknown. */
+static void gid_netdev(struct rxectl *ctx, const struct verbs_gid *g, char *buf, size_t len)
+{
+	struct netdev_ctx *nd = g->ndev_ifindex ? ctx_netdev(ctx) : NULL;
+	struct netdev_info ni;
+
+	buf[0] = '\0';
+	if (nd && netdev_get_by_index(nd, (int)g->ndev_ifindex, &ni) == 0)
+		snprintf(buf, len, "%s", ni.name);
+}
+
+static int print_table(struct rxectl *ctx, const struct rxe_dev *d, const struct rxe_details *det)
+{
+	struct output *o = ctx->out;
+	const struct verbs_gid *rec = NULL;
+
+	for (size_t i = 0; i < det->port.n_gids; i++)
+		if ((int)det->port.gids[i].index == det->gid_index)
+			rec = &det->port.gids[i];
+	out_obj_begin(o, NULL);
+	out_str(o, "name", "%s", d->name);
+	if (d->netdev[0])
+		out_str(o, "netdev", " on %s", d->netdev);
+	else
+		out_null(o, "netdev", " (its netdev is gone)");
+	out_uint(o, "port", NULL, d->port);
+	if (rec) {
+		out_int(o, "gid_index", ": use GID index %lld", det->gid_index);
+		out_text(o, " (%s, %s): `-x %d` for perftest, `-g %d` for ibv_rc_pingpong\n",
+			 gid_type_str(rec->type), rec->ip, det->gid_index, det->gid_index);
+	} else {
+		out_null(o, "gid_index", ": no RoCE v2 GID maps to an IP address of the netdev; "
+			 "add one with `ip addr add ADDRESS/PREFIX dev NETDEV`\n");
+	}
+	out_text(o, "  %-5s %-39s %-8s %-15s %s\n", "INDEX", "GID", "TYPE", "NETDEV", "IP");
+	out_arr_begin(o, "gids");
+	for (size_t i = 0; i < det->port.n_gids; i++) {
+		const struct verbs_gid *g = &det->port.gids[i];
+		char nd[IF_NAMESIZE];
+
+		gid_netdev(ctx, g, nd, sizeof(nd));
+		out_obj_begin(o, NULL);
+		out_text(o, "%s", g == rec ? "* " : "  ");
+		out_uint(o, "index", "%-5llu ", g->index);
+		out_str(o, "gid", "%-39s ", g->gid);
+		out_str(o, "type", "%-8s ", gid_type_str(g->type));
+		if (nd[0])
+			out_str(o, "netdev", "%-15s ", nd);
+		else
+			out_null(o, "netdev", "-               ");
+		out_str(o, "ip", "%s\n", g->ip);
+		out_bool(o, "recommended", NULL, g == rec);
+		out_obj_end(o);
+	}
+	out_arr_end(o);
+	if (det->port.n_gids == 0)
+		out_text(o, "  (the GID table is empty)\n");
+	out_obj_end(o);
+	return RXECTL_OK;
+}
+
+static int describe(struct rxectl *ctx, const struct rxe_dev *d, struct rxe_details *det)
+{
+	rxe_describe(ctx, d, det);
+	if (det->have_verbs)
+		return RXECTL_OK;
+	rxe_details_free(det);
+	return log_error(RXECTL_FAIL, "libibverbs cannot open %s, so its GID table cannot be read; "
+			 "check that ib_uverbs is loaded and rdma-core's rxe provider is installed "
+			 "(`rxectl doctor %s` says which).", d->name, d->name);
+}
+
+int cmd_gid(struct rxectl *ctx, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json",       no_argument, NULL, 'j' },
+		{ "index-only", no_argument, NULL, 'i' },
+		{ "help",       no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool index_only = false;
+	struct rxe_details det;
+	struct rxe_dev dev;
+	int opt, ret;
+
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "jih", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'j':
+			ctx_set_json(ctx);
+			break;
+		case 'i':
+			index_only = true;
+			break;
+		case 'h':
+			rxectl_command_usage("gid", true);
+			return RXECTL_OK;
+		default:
+			return rxectl_usage_error("gid", "unknown option '%s' for gid.", argv[optind - 1]);
+		}
+	}
+	if (argc - optind > 1)
+		return rxectl_usage_error("gid", "gid takes at most one device, but got '%s' too.",
+					  argv[optind + 1]);
+
+	if (index_only || optind < argc) {
+		ret = diag_pick_device(ctx, "gid", optind < argc ? argv[optind] : NULL, &dev);
+		if (ret != RXECTL_OK)
+			return ret;
+		ret = describe(ctx, &dev, &det);
+		if (ret != RXECTL_OK)
+			return ret;
+		if (index_only) {
+			if (det.gid_index < 0) {
+				rxe_details_free(&det);
+				return log_error(RXECTL_FAIL, "%s has no RoCE v2 GID for an IP address of "
+						 "%s; add one with `ip addr add ADDRESS/PREFIX dev %s`.",
+						 dev.name, dev.netdev[0] ? dev.netdev : "its netdev",
+						 dev.netdev[0] ? dev.netdev : "NETDEV");
+			}
+			out_obj_begin(ctx->out, NULL);
+			out_int(ctx->out, "gid_index", "%lld\n", det.gid_index);
+			out_obj_end(ctx->out);
+			rxe_details_free(&det);
+			return RXECTL_OK;
+		}
+		out_obj_begin(ctx->out, NULL);
+		out_arr_begin(ctx->out, "devices");
+		ret = print_table(ctx, &dev, &det);
+		out_arr_end(ctx->out);
+		out_obj_end(ctx->out);
+		rxe_details_free(&det);
+		return ret;
+	}
+
+	/* No device named: every rxe device. */
+	struct rxe_dev *devs = NULL;
+	size_t n = 0;
+
+	if (rxe_list(ctx, &devs, &n) < 0)
+		return RXECTL_FAIL;
+	if (n == 0) {
+		free(devs);
+		return log_error(RXECTL_FAIL, "there is no rxe device; create one with `rxectl up "
+				 "NETDEV`.");
+	}
+	ret = RXECTL_OK;
+	out_obj_begin(ctx->out, NULL);
+	out_arr_begin(ctx->out, "devices");
+	for (size_t i = 0; i < n; i++) {
+		if (describe(ctx, &devs[i], &det) != RXECTL_OK) {
+			ret = RXECTL_FAIL;
+			continue;
+		}
+		if (i)
+			out_text(ctx->out, "\n");
+		print_table(ctx, &devs[i], &det);
+		rxe_details_free(&det);
+	}
+	out_arr_end(ctx->out);
+	out_obj_end(ctx->out);
+	free(devs);
+	return ret;
+}

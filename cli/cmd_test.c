@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/* cmd_test.c - `rxectl test [DEVICE] [--json]`: the loopback verbs self-test on one device. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <linux/if.h>
+
+#include "diag.h"
+#include "log.h"
+#include "output.h"
+#include "selftest.h"
+
+#define SELFTEST_TIMEOUT_MS 5000	/* per completion; generous for emulated CPUs */
+
+static const char *st_str(enum st_status s)
+{
+	return s == ST_PASS ? "pass" : s == ST_FAIL ? "fail" : "skip";
+}
+
+/* Why the port is not ACTIVE, and what to do: one sentence. */
+static int port_down(struct rxectl *ctx, const struct rxe_dev *d, const struct rxe_details *det)
+{
+	const char *nd = d->netdev;
+
+	if (!det->have_netdev)
+		return log_error(RXECTL_FAIL, "%s port %u is %s and its netdev is gone, so nothing can "
+				 "be tested; recreate it with `rxectl down %s` and `rxectl up NETDEV`.",
+				 d->name, d->port, rdma_port_state_str(d->state), d->name);
+	if (!(det->netdev.flags & IFF_UP))
+		return log_error(RXECTL_FAIL, "%s port %u is %s because %s is down, so nothing can be "
+				 "tested; bring it up with `ip link set %s up`.", d->name, d->port,
+				 rdma_port_state_str(d->state), nd, nd);
+	return log_error(RXECTL_FAIL, "%s port %u is %s (%s has %s), so nothing can be tested; "
+			 "`rxectl doctor %s` says why.", d->name, d->port,
+			 rdma_port_state_str(d->state), nd,
+			 det->netdev.carrier ? "carrier" : "no carrier", nd);
+}
+
+static void print_head(struct rxectl *ctx, const struct rxe_dev *d, const struct rxe_details *det)
+{
+	out_str(ctx->out, "device", "testing %s", d->name);
+	out_text(ctx->out, " port %u%s%s", d->port, d->netdev[0] ? " on " : "", d->netdev);
+	if (det->gid_index >= 0)
+		out_int(ctx->out, "gid_index", ", GID index %lld", det->gid_index);
+	else
+		out_null(ctx->out, "gid_index", NULL);
+}
+
+int cmd_test(struct rxectl *ctx, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rxe_details det;
+	struct selftest st;
+	struct rxe_dev dev;
+	size_t passed = 0;
+	int opt, ret, err;
+
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'j':
+			ctx_set_json(ctx);
+			break;
+		case 'h':
+			rxectl_command_usage("test", true);
+			return RXECTL_OK;
+		default:
+			return rxectl_usage_error("test", "unknown option '%s' for test.",
+						  argv[optind - 1]);
+		}
+	}
+	if (argc - optind > 1)
+		return rxectl_usage_error("test", "test takes at most one device, but got '%s' too.",
+					  argv[optind + 1]);
+	ret = diag_pick_device(ctx, "test", optind < argc ? argv[optind] : NULL, &dev);
+	if (ret != RXECTL_OK)
+		return ret;
+	rxe_describe(ctx, &dev, &det);
+
+	out_obj_begin(ctx->out, NULL);
+	print_head(ctx, &dev, &det);
+	if (dev.state != RDMA_PORT_ACTIVE || !det.have_verbs || det.gid_index < 0) {
+		out_text(ctx->out, "\n");
+		out_arr_begin(ctx->out, "results");
+		out_arr_end(ctx->out);
+		out_str(ctx->out, "result", "result: %s\n", "fail");
+		out_obj_end(ctx->out);
+		if (dev.state != RDMA_PORT_ACTIVE)
+			ret = port_down(ctx, &dev, &det);
+		else if (!det.have_verbs)
+			ret = log_error(RXECTL_FAIL, "libibverbs cannot open %s; check that ib_uverbs is "
+					"loaded and rdma-core's rxe provider is installed (`rxectl doctor` "
+					"says which).", dev.name);
+		else
+			ret = log_error(RXECTL_FAIL, "%s has no RoCE v2 GID for an address of %s, so the "
+					"QPs cannot be connected; add one with `ip addr add "
+					"ADDRESS/PREFIX dev %s`.", dev.name, dev.netdev, dev.netdev);
+		rxe_details_free(&det);
+		return ret;
+	}
+
+	err = selftest_run(dev.name, dev.port, det.gid_index, SELFTEST_TIMEOUT_MS, &st);
+	if (err == 0)
+		out_text(ctx->out, ", path MTU %u, %d-byte messages:\n", st.path_mtu,
+			 SELFTEST_MSG_LEN);
+	else
+		out_text(ctx->out, "\n");
+	out_arr_begin(ctx->out, "results");
+	for (size_t i = 0; i < st.n; i++) {
+		const struct st_result *r = &st.r[i];
+
+		passed += r->status == ST_PASS;
+		out_obj_begin(ctx->out, NULL);
+		out_str(ctx->out, "op", "  %-15s", r->op);
+		out_str(ctx->out, "status", " %-5s", st_str(r->status));
+		if (r->status == ST_SKIP)
+			out_null(ctx->out, "usec", "           ");
+		else
+			out_uint(ctx->out, "usec", " %6llu usec", r->usec);
+		out_text(ctx->out, "%s%s%s\n", r->detail[0] ? "  (" : "", r->detail,
+			 r->detail[0] ? ")" : "");
+		out_obj_end(ctx->out);
+	}
+	out_arr_end(ctx->out);
+	ret = err == 0 && passed == st.n ? RXECTL_OK : RXECTL_FAIL;
+	out_str(ctx->out, "result", "result: %s", ret == RXECTL_OK ? "pass" : "fail");
+	out_text(ctx->out, " (%zu of %zu operations passed)\n", passed, st.n);
+	out_obj_end(ctx->out);
+	if (err)
+		log_error(0, "the self-test could not start: %s.", st.error);
+	else if (ret != RXECTL_OK)
+		for (size_t i = 0; i < st.n; i++)
+			if (st.r[i].status == ST_FAIL)
+				log_error(0, "%s on %s failed: %s.", st.r[i].op, dev.name, st.r[i].detail);
+	rxe_details_free(&det);
+	return ret;
+}

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0
+/* diag.c - picking the one RDMA device `rxectl gid` and `rxectl test` work on. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "log.h"
+#include "names.h"
+
+/* Any RDMA device (not only rxe) by name, port 1, from RDMA netlink. */
+static bool find_any(struct rxectl *ctx, const char *name, struct rxe_dev *out)
+{
+	struct rdma_port_info *ports = NULL;
+	size_t n = 0;
+	bool found = false;
+
+	if (rdma_nl_list_ports(ctx->rnl, &ports, &n) < 0)
+		return false;
+	for (size_t i = 0; i < n && !found; i++) {
+		const struct rdma_port_info *p = &ports[i];
+
+		if (strcmp(p->dev_name, name) || p->port != 1)
+			continue;
+		memset(out, 0, sizeof(*out));
+		out->index = p->dev_index;
+		snprintf(out->name, sizeof(out->name), "%s", p->dev_name);
+		out->port = p->port;
+		out->state = p->state;
+		out->phys_state = p->phys_state;
+		if (p->has_ndev) {
+			snprintf(out->netdev, sizeof(out->netdev), "%s", p->ndev_name);
+			out->ndev_index = p->ndev_index;
+		}
+		found = true;
+	}
+	free(ports);
+	return found;
+}
+
+int diag_pick_device(struct rxectl *ctx, const char *cmd, const char *arg, struct rxe_dev *out)
+{
+	struct rxe_dev *devs = NULL;
+	const struct rxe_dev *d = NULL;
+	size_t n = 0;
+
+	if (arg && ibdev_name_invalid(arg) && netdev_name_invalid(arg))
+		return rxectl_usage_error(cmd, "'%s' is neither a valid RDMA device name nor a valid "
+					  "netdev name.", arg);
+	if (rxe_list(ctx, &devs, &n) < 0)
+		return RXECTL_FAIL;
+	if (arg) {
+		d = rxe_find_by_name(devs, n, arg);
+		if (!d)
+			d = rxe_find_by_netdev(devs, n, arg);
+		if (d) {
+			*out = *d;
+		} else if (!find_any(ctx, arg, out)) {
+			free(devs);
+			return log_error(RXECTL_FAIL, "there is no RDMA device named %s and no rxe device "
+					 "on a netdev %s; see `rxectl status`, or create one with "
+					 "`rxectl up NETDEV`.", arg, arg);
+		}
+	} else if (n == 1) {
+		*out = devs[0];
+	} else if (n == 0) {
+		free(devs);
+		return log_error(RXECTL_FAIL, "there is no rxe device; create one with `rxectl up "
+				 "NETDEV`, or name an RDMA device: `rxectl %s DEVICE`.", cmd);
+	} else {
+		char list[512] = "";
+
+		for (size_t i = 0; i < n; i++)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+				 i ? ", " : "", devs[i].name);
+		free(devs);
+		return rxectl_usage_error(cmd, "there are %zu rxe devices (%s); name one: `rxectl %s "
+					  "DEVICE`.", n, list, cmd);
+	}
+	free(devs);
+	return RXECTL_OK;
+}

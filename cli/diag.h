@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* diag.h - what `gid` and `test` share: picking the one RDMA device a command is about. */
+#ifndef RXECTL_DIAG_H
+#define RXECTL_DIAG_H
+
+#include "rxe.h"
+
+/*
+ * The device `cmd` works on: DEVICE by name (an rxe device or any other RDMA
+ * device, such as a hardware RoCE NIC), or the rxe device on netdev DEVICE,
+ * or, when arg is NULL, the only rxe device there is.  Fills *out (port 1 of
+ * a non-rxe device).  Returns RXECTL_OK, or RXECTL_FAIL / RXECTL_USAGE after
+ * printing the sentence that says why.
+ */
+int diag_pick_device(struct rxectl *ctx, const char *cmd, const char *arg, struct rxe_dev *out);
+
+#endif
