@@ -27,6 +27,17 @@ make_veth() {
 	ip link set rxm0 up
 }
 
+# First in this file, while rdma_rxe is not loaded yet in this boot.
+@test "up on a kernel whose rdma_rxe is missing names the fix" {
+	[ ! -d /sys/module/rdma_rxe ] || skip "rdma_rxe is already loaded"
+	dir=$(dirname "$(modinfo -n rdma_rxe)")
+	mount -t tmpfs none "$dir"	# hide the module file, as if the package were not installed
+	run -1 "$RXECTL" up eth0
+	umount "$dir"
+	[ "$output" = "rxectl: rdma_rxe is not available for kernel $(uname -r); install your distribution's extra kernel modules package (for example linux-modules-extra-$(uname -r) on Ubuntu), or build and install the bundled driver with \`make driver\` (see README)." ]
+	[ ! -d /sys/module/rdma_rxe ]
+}
+
 @test "a configured netdev that does not exist is listed as missing" {
 	run -0 --separate-stderr "$RXECTL" status --json
 	[ "$(echo "$output" | jq -c '.missing')" = '[{"netdev":"rxm0","name":"rxe_rxm0","netdev_exists":false}]' ]
