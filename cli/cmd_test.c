@@ -40,9 +40,13 @@ static void print_head(struct rxectl *ctx, const struct rxe_dev *d, const struct
 {
 	out_str(ctx->out, "device", "testing %s", d->name);
 	out_text(ctx->out, " port %u%s%s", d->port, d->netdev[0] ? " on " : "", d->netdev);
-	if (det->gid_index >= 0)
+	if (det->gid_index >= 0) {
 		out_int(ctx->out, "gid_index", ", GID index %lld", det->gid_index);
-	else
+		for (size_t i = 0; i < det->port.n_gids; i++)
+			if ((int)det->port.gids[i].index == det->gid_index)
+				out_text(ctx->out, " (%s, %s)", gid_type_str(det->port.gids[i].type),
+					 det->port.gids[i].ip);
+	} else
 		out_null(ctx->out, "gid_index", NULL);
 }
 

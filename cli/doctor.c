@@ -124,8 +124,9 @@ void checklist_print(struct rxectl *ctx, const struct checklist *l)
 	}
 	out_arr_end(o);
 	out_str(o, "result", "result: %s", check_status_str(checklist_result(l)));
-	out_text(o, " (%zu passed, %zu warnings, %zu failed, %zu skipped)\n",
-		 count[CHECK_PASS], count[CHECK_WARN], count[CHECK_FAIL], count[CHECK_SKIP]);
+	out_text(o, " (%zu passed, %zu warning%s, %zu failed, %zu skipped)\n", count[CHECK_PASS],
+		 count[CHECK_WARN], count[CHECK_WARN] == 1 ? "" : "s", count[CHECK_FAIL],
+		 count[CHECK_SKIP]);
 	out_obj_end(o);
 }
 
@@ -361,6 +362,12 @@ static enum tri nft_match(json_object *m)
 
 		if (key && !strcmp(key, "l4proto"))
 			return apply_op(op, value_in(right, 17, udp_names), right, 17);
+		/* Peers' packets never arrive on lo (rxe loops local traffic back itself),
+		 * so "iifname lo accept" does not accept them. */
+		if (key && (!strcmp(key, "iifname") || !strcmp(key, "iif")) &&
+		    json_object_is_type(right, json_type_string) &&
+		    !strcmp(json_object_get_string(right), "lo"))
+			return apply_op(op, T_NO, right, -1);
 		return T_UNKNOWN;
 	}
 	if (json_object_object_get_ex(left, "ct", &x)) {
@@ -449,7 +456,9 @@ static enum chain_end walk_chain(struct nft_walk *w, const char *chain, int dept
 				   json_object_object_get_ex(e, "goto", &x)) {
 				verdict = json_object_object_get_ex(e, "jump", NULL) ? "jump" : "goto";
 				target = obj_str(x, "target");
-			} else if (json_object_object_get_ex(e, "counter", &x) ||
+			} else if ((json_object_object_get_ex(e, "xt", &x) &&
+				    obj_str(x, "name") && !strcmp(obj_str(x, "name"), "comment")) ||
+				   json_object_object_get_ex(e, "counter", &x) ||
 				   json_object_object_get_ex(e, "log", &x) ||
 				   json_object_object_get_ex(e, "comment", &x)) {
 				/* statements that do not change the packet's fate */
@@ -656,8 +665,7 @@ static enum tri ipt_cond(char **argv, int argc, const char **target, bool *is_go
 		if (!strcmp(a, "-j") || !strcmp(a, "--jump") || !strcmp(a, "-g") || !strcmp(a, "--goto")) {
 			*target = v;
 			*is_goto = a[1] == 'g' || !strcmp(a, "--goto");
-			i++;
-			continue;
+			break;		/* what follows are the target's own options */
 		}
 		if (!strcmp(a, "-m") || !strcmp(a, "--match")) {
 			i++;			/* the module name; its options follow */
@@ -675,6 +683,8 @@ static enum tri ipt_cond(char **argv, int argc, const char **target, bool *is_go
 			t = port_in_list(v);
 		else if (!strcmp(a, "--state") || !strcmp(a, "--ctstate"))
 			t = strstr(v, "NEW") ? T_YES : T_NO;
+		else if ((!strcmp(a, "-i") || !strcmp(a, "--in-interface")) && !strcmp(v, "lo"))
+			t = T_NO;	/* peers' packets never arrive on lo */
 		if (neg && t != T_UNKNOWN)
 			t = t == T_YES ? T_NO : T_YES;
 		neg = false;

@@ -700,9 +700,13 @@ static void check_firewall(struct doctor *d)
 	int status;
 	char *out;
 
-	/* nftables (and iptables-nft, whose rules live there).  Only when nf_tables is
-	 * loaded: otherwise there are no rules, and listing them would load it. */
-	if (access("/sys/module/nf_tables", F_OK) == 0 && have_tool("nft", path, sizeof(path))) {
+	/* nftables (and iptables-nft, whose rules live there).  Not when nf_tables is a
+	 * module that is not loaded: then there are no rules, and listing them would
+	 * load it.  (Built in, it may have no /sys/module entry.) */
+	bool nft_possible = access("/sys/module/nf_tables", F_OK) == 0 ||
+			    module_state("nf_tables") != MODULE_AVAILABLE;
+
+	if (nft_possible && have_tool("nft", path, sizeof(path))) {
 		snprintf(cmd, sizeof(cmd), "%s -j list ruleset 2>/dev/null", path);
 		out = run_tool(cmd, &status);
 		if (status == 0 && out && fw_analyze_nft_json(out, &f) == 0) {
@@ -720,7 +724,7 @@ static void check_firewall(struct doctor *d)
 			denied = true;
 		}
 		free(out);
-	} else if (access("/sys/module/nf_tables", F_OK) != 0) {
+	} else if (!nft_possible) {
 		read_any = true;	/* no nf_tables: no nftables rules */
 	}
 	/* iptables-legacy keeps its own tables, which nft cannot see. */
