@@ -1,0 +1,131 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# rxectl doctor, test and gid on a host without an RDMA kernel: arguments, exit codes, messages, JSON.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	RXECTL="$BATS_TEST_DIRNAME/../../rxectl"
+	[ -x "$RXECTL" ] || skip "build rxectl first (make)"
+	export RXECTL_CONFIG="$BATS_TEST_TMPDIR/rxe.conf"
+	: > "$RXECTL_CONFIG"
+}
+
+no_rdma_kernel() {
+	[ ! -d /sys/module/ib_core ] && ! modinfo ib_core >/dev/null 2>&1
+}
+
+check() { # json id [target] -> that check's object
+	if [ $# -gt 2 ]; then
+		jq -c --arg id "$2" --arg t "$3" '.checks[] | select(.id == $id and .target == $t)' <<<"$1"
+	else
+		jq -c --arg id "$2" '.checks[] | select(.id == $id)' <<<"$1"
+	fi
+}
+
+@test "--help lists doctor, test and gid" {
+	run -0 "$RXECTL" --help
+	[[ "$output" == *"  doctor "* ]]
+	[[ "$output" == *"  test "* ]]
+	[[ "$output" == *"  gid "* ]]
+}
+
+@test "doctor --help, test --help and gid --help print their usage lines" {
+	run -0 "$RXECTL" doctor --help
+	[[ "$output" == "usage: rxectl doctor [NETDEV|DEVICE...] [--json]"* ]]
+	run -0 "$RXECTL" test --help
+	[[ "$output" == "usage: rxectl test [DEVICE|NETDEV] [--json]"* ]]
+	run -0 "$RXECTL" gid --help
+	[[ "$output" == "usage: rxectl gid [DEVICE|NETDEV] [--json] [--index-only]"* ]]
+}
+
+@test "doctor rejects an unknown option with exit 2 and its usage" {
+	run -2 "$RXECTL" doctor --frob
+	[[ "$output" == *"rxectl: unknown option '--frob' for doctor."* ]]
+	[[ "$output" == *"usage: rxectl doctor"* ]]
+}
+
+@test "doctor rejects a name that is neither a netdev nor a device name with exit 2" {
+	run -2 "$RXECTL" doctor 'bad/name'
+	[[ "$output" == *"rxectl: 'bad/name' is neither a valid netdev name nor a valid RDMA device name."* ]]
+}
+
+@test "doctor with a malformed config file is a usage error" {
+	printf '[eth0\n' > "$RXECTL_CONFIG"
+	run -2 "$RXECTL" doctor
+	[[ "$output" == *"rxe.conf:1:"* ]]
+}
+
+@test "test and gid reject extra arguments and unknown options with exit 2" {
+	run -2 "$RXECTL" test a b
+	[[ "$output" == *"test takes at most one device, but got 'b' too."* ]]
+	run -2 "$RXECTL" gid a b
+	[[ "$output" == *"gid takes at most one device, but got 'b' too."* ]]
+	run -2 "$RXECTL" gid --frob
+	[[ "$output" == *"unknown option '--frob' for gid."* ]]
+	run -2 "$RXECTL" test --frob
+	[[ "$output" == *"unknown option '--frob' for test."* ]]
+}
+
+@test "doctor without an RDMA kernel fails kernel.rdma with the fix, and exits 1" {
+	no_rdma_kernel || skip "this host has RDMA"
+	run -1 "$RXECTL" doctor
+	[[ "$output" == *"[FAIL] kernel.rdma"*"has no RDMA support: no ib_core module and no RDMA netlink"* ]]
+	[[ "$output" == *"fix: boot a kernel built with CONFIG_INFINIBAND=m"* ]]
+	[[ "$output" == *"result: fail ("* ]]
+}
+
+@test "doctor --json is one valid document with the issue's fields, and result fail" {
+	no_rdma_kernel || skip "this host has RDMA"
+	run -1 --separate-stderr "$RXECTL" doctor --json
+	jq -e '.result == "fail" and (.checks | length > 5) and
+		all(.checks[]; (keys == ["fix", "id", "status", "summary", "target"]) and
+		    (.status | IN("pass", "warn", "fail", "skip")))' <<<"$output" >/dev/null
+	[ "$(check "$output" kernel.rdma | jq -r .status)" = fail ]
+	[ "$(check "$output" module.rdma_rxe | jq -r .status)" = fail ]
+	[[ "$(check "$output" module.rdma_rxe | jq -r .fix)" == *"linux-modules-extra-"*"make driver"* ]]
+}
+
+@test "doctor skips what needs RDMA without it, and still checks the netdev" {
+	no_rdma_kernel || skip "this host has RDMA"
+	run -1 --separate-stderr "$RXECTL" doctor lo --json
+	[ "$(check "$output" netdev.exists lo | jq -r .status)" = pass ]
+	[ "$(check "$output" device.present lo | jq -r .status)" = skip ]
+	[[ "$(check "$output" device.present lo | jq -r .summary)" == "skipped: the kernel has no RDMA support (kernel.rdma)." ]]
+	[ "$(check "$output" port.active lo | jq -r .status)" = skip ]
+}
+
+@test "doctor warns that loopback reaches only this host" {
+	run --separate-stderr "$RXECTL" doctor lo --json
+	[ "$(check "$output" netdev.kind lo | jq -r .status)" = warn ]
+	[[ "$(check "$output" netdev.kind lo | jq -r .summary)" == *"loopback interface"* ]]
+}
+
+@test "doctor on a netdev that does not exist fails netdev.exists and skips the rest" {
+	run -1 --separate-stderr "$RXECTL" doctor nosuchdev0 --json
+	[ "$(check "$output" netdev.exists nosuchdev0 | jq -r .status)" = fail ]
+	[[ "$(check "$output" netdev.exists nosuchdev0 | jq -r .fix)" == *"ip link"* ]]
+	[ "$(check "$output" netdev.up nosuchdev0 | jq -r .status)" = skip ]
+}
+
+@test "doctor's text is a checklist with one status column and a result line" {
+	run "$RXECTL" doctor lo
+	echo "$output" | grep -Eq '^\[(ok  |WARN|FAIL|skip)\] kernel\.rdma '
+	echo "$output" | grep -Eq '^\[(ok  |WARN|FAIL|skip)\] netdev\.up \(lo\) '
+	echo "$output" | tail -n1 | grep -Eq '^result: (pass|warn|fail) \([0-9]+ passed, [0-9]+ warnings?, [0-9]+ failed, [0-9]+ skipped\)$'
+}
+
+@test "memlock.limit as root says CAP_IPC_LOCK lifts a small limit" {
+	[ "$(id -u)" = 0 ] || skip "needs root"
+	run --separate-stderr prlimit --memlock=65536:65536 "$RXECTL" doctor --json
+	[ "$(check "$output" memlock.limit | jq -r .status)" = pass ]
+	[[ "$(check "$output" memlock.limit | jq -r .summary)" == *"64 KiB"*"CAP_IPC_LOCK"* ]]
+}
+
+@test "test and gid without an RDMA kernel fail with the one sentence about the kernel" {
+	no_rdma_kernel || skip "this host has RDMA"
+	run -1 "$RXECTL" test
+	[[ "$output" == "rxectl: kernel "*" has no RDMA support"* ]]
+	run -1 "$RXECTL" gid --index-only
+	[[ "$output" == "rxectl: kernel "*" has no RDMA support"* ]]
+}
