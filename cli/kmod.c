@@ -128,7 +128,8 @@ int modules_load_rxe(void)
 		else if (err == -ENOENT)
 			log_msg(LOG_ERR, "%s is not available for kernel %s; install your distribution's "
 				"extra kernel modules package (for example linux-modules-extra-%s on Ubuntu), "
-				"or build and install the bundled driver with `make driver` (see README).",
+				"or build and install the bundled driver with `make -C driver module-install` (or "
+				"`make -C driver dkms-install`; see README).",
 				mods[i], u.release, u.release);
 		else if (err == -EPERM || err == -EACCES)
 			log_msg(LOG_ERR, "loading the %s kernel module was refused (%s); run rxectl as root "

@@ -34,7 +34,7 @@ make_veth() {
 	mount -t tmpfs none "$dir"	# hide the module file, as if the package were not installed
 	run -1 "$RXECTL" up eth0
 	umount "$dir"
-	[ "$output" = "rxectl: rdma_rxe is not available for kernel $(uname -r); install your distribution's extra kernel modules package (for example linux-modules-extra-$(uname -r) on Ubuntu), or build and install the bundled driver with \`make driver\` (see README)." ]
+	[ "$output" = "rxectl: rdma_rxe is not available for kernel $(uname -r); install your distribution's extra kernel modules package (for example linux-modules-extra-$(uname -r) on Ubuntu), or build and install the bundled driver with \`make -C driver module-install\` (or \`make -C driver dkms-install\`; see README)." ]
 	[ ! -d /sys/module/rdma_rxe ]
 }
 
