@@ -280,7 +280,7 @@ static int block_signals(sigset_t *old)
 	sigaddset(&set, SIGTERM);
 	if (sigprocmask(SIG_BLOCK, &set, old))
 		return -1;
-	return signalfd(-1, &set, SFD_CLOEXEC);
+	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 
 /* ---------------------------------------------------------------- client */
@@ -1083,6 +1083,9 @@ static int run_listener(struct rxectl *ctx, const struct ping_opts *o)
 	out_obj_begin(ctx->out, NULL);
 	out_uint(ctx->out, "clients_served", NULL, ls.served);
 	out_obj_end(ctx->out);
+	/* Consume the signal that stopped us before unblocking, or it would kill us now. */
+	for (struct signalfd_siginfo si; read(ls.sigfd, &si, sizeof(si)) == sizeof(si);)
+		;
 	close(ls.sigfd);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 out:
