@@ -39,6 +39,11 @@
 #define RECHECK_MS	2000	/* and a second check: GIDs follow addresses asynchronously */
 #define PERIODIC_S	30
 
+struct seen_gid {
+	unsigned int index;
+	char ip[INET6_ADDRSTRLEN];
+};
+
 struct watched {
 	char netdev[IF_NAMESIZE];
 	int ifindex;		/* the netdev we last saw under this name; 0: absent */
@@ -46,6 +51,8 @@ struct watched {
 	bool had_dev;
 	bool ready;
 	int gid_index;
+	struct seen_gid *gids;	/* the device's RoCE v2 GIDs at the last check */
+	size_t n_gids;
 };
 
 struct monitor {
@@ -96,10 +103,12 @@ static void prune(struct monitor *m, const struct rxe_conf *conf)
 	size_t k = 0;
 
 	for (size_t i = 0; i < m->n; i++) {
-		if (config_find_netdev(conf, m->w[i].netdev))
+		if (config_find_netdev(conf, m->w[i].netdev)) {
 			m->w[k++] = m->w[i];
-		else
-			log_info("%s is no longer declared in %s; leaving it alone.", m->w[i].netdev,
+			continue;
+		}
+		free(m->w[i].gids);
+		log_info("%s is no longer declared in %s; leaving it alone.", m->w[i].netdev,
 				 m->ctx->config_path);
 	}
 	m->n = k;
@@ -119,7 +128,50 @@ static void create(struct monitor *m, const struct rxe_conf_entry *e)
 			 "%s.", e->name, e->netdev, e->netdev);
 }
 
-/* Log what changed about the device's readiness since the last check. */
+static bool has_gid(const struct seen_gid *v, size_t n, const struct seen_gid *g)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].index == g->index && !strcmp(v[i].ip, g->ip))
+			return true;
+	return false;
+}
+
+/* Log every RoCE v2 GID that went away or appeared since the last check (not on the first). */
+static void diff_gids(struct watched *w, const struct rxe_dev *d, const struct rxe_details *det)
+{
+	struct seen_gid *now_ = calloc(det->port.n_gids + 1, sizeof(*now_));
+	size_t n = 0;
+
+	if (!now_ || !det->have_verbs) {
+		free(now_);
+		return;
+	}
+	for (size_t i = 0; i < det->port.n_gids; i++) {
+		const struct verbs_gid *g = &det->port.gids[i];
+
+		if (g->type != GID_TYPE_ROCE_V2)
+			continue;
+		now_[n].index = g->index;
+		snprintf(now_[n].ip, sizeof(now_[n].ip), "%s", g->ip);
+		n++;
+	}
+	if (w->had_dev && w->gids) {
+		for (size_t i = 0; i < w->n_gids; i++)
+			if (!has_gid(now_, n, &w->gids[i]))
+				log_info("%s on %s lost RoCE v2 GID index %u (%s): the address is no "
+					 "longer on %s.", d->name, d->netdev, w->gids[i].index,
+					 w->gids[i].ip, d->netdev);
+		for (size_t i = 0; i < n; i++)
+			if (!has_gid(w->gids, w->n_gids, &now_[i]))
+				log_info("%s on %s has RoCE v2 GID index %u for %s.", d->name, d->netdev,
+					 now_[i].index, now_[i].ip);
+	}
+	free(w->gids);
+	w->gids = now_;
+	w->n_gids = n;
+}
+
+/* Log what changed about the device's GIDs and readiness since the last check. */
 static void check_gids(struct monitor *m, struct watched *w, const struct rxe_dev *d)
 {
 	struct rxe_details det;
@@ -128,6 +180,7 @@ static void check_gids(struct monitor *m, struct watched *w, const struct rxe_de
 
 	rxe_describe(m->ctx, d, &det);
 	ready = rxe_ready(d, &det, why, sizeof(why));
+	diff_gids(w, d, &det);
 	if (!w->had_dev || ready != w->ready || det.gid_index != w->gid_index) {
 		if (ready && det.gid_index >= 0 && det.have_verbs) {
 			const struct verbs_gid *g = NULL;
@@ -306,6 +359,8 @@ int cmd_monitor(struct rxectl *ctx, int argc, char **argv)
 	sd_notify(0, "STOPPING=1");
 	log_info("stopping.");
 	close(fd);
+	for (size_t i = 0; i < m.n; i++)
+		free(m.w[i].gids);
 	free(m.w);
 	return RXECTL_OK;
 }
