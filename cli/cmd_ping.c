@@ -453,12 +453,19 @@ static void print_facts_text(struct output *o, const struct client *cl)
 	out_text(o, "%-16s %-24s %s\n", "RoCE active MTU", NUM(la, l->active_mtu),
 		 NUM(pa, p->active_mtu));
 #undef NUM
-	if (l->active_mtu && p->active_mtu && l->active_mtu != p->active_mtu)
-		log_warn("the RoCE active MTUs differ (%u here, %u on %s); large messages may not "
-			 "get through.", l->active_mtu, p->active_mtu, cl->o->target);
 	out_text(o, "\n%8s  %-5s %9s %9s %9s %10s  %s\n", "size", "op", "min us", "avg us",
 		 "max us", "MB/s", "verified");
 	fflush(stdout);
+	if (l->active_mtu && p->active_mtu && l->active_mtu < p->active_mtu)
+		log_warn("the RoCE active MTUs differ: %u here, %u on %s. This side opens the "
+			 "connection, so it uses %u-byte packets and may pass; connections %s opens to "
+			 "this host use %u-byte packets that this side's netdev (MTU %u) does not "
+			 "take. Give both netdevs the same MTU.", l->active_mtu, p->active_mtu,
+			 cl->o->target, l->active_mtu, cl->o->target, p->active_mtu, l->netdev_mtu);
+	else if (l->active_mtu && p->active_mtu && l->active_mtu != p->active_mtu)
+		log_warn("the RoCE active MTUs differ: %u here, %u on %s; messages larger than %u "
+			 "bytes may not get through.", l->active_mtu, p->active_mtu, cl->o->target,
+			 p->active_mtu);
 }
 
 static void print_row(struct output *o, const struct ping_row *r)
