@@ -14,20 +14,44 @@
 #include "output.h"
 #include "rxe.h"
 
-/* Is this RDMA device an rxe device?  The kernel says so through the uverbs
- * driver id; without ib_uverbs, rxe's own sysfs attribute "parent" tells. */
-static bool is_rxe(struct rdma_nl *nl, const struct rdma_port_info *p)
+static bool sysfs_attr_is(const char *dev, const char *attr, const char *want)
 {
-	char path[128];
+	char path[160], buf[128] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/%s", dev, attr);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return want ? !strcmp(buf, want) : true;
+}
+
+/*
+ * Is this RDMA device an rxe device?  In order of trust:
+ *  - the kernel's uverbs driver id (in-tree rdma_rxe with ib_uverbs loaded);
+ *  - rxe's own sysfs attribute "parent" (in-tree rdma_rxe);
+ *  - the firmware version of the bundled driver, "rxectl-bundled...", which
+ *    does not bind user space by driver id;
+ *  - node_desc "rxe", which both drivers set (it can be changed by hand).
+ */
+static bool is_rxe(struct rdma_nl *nl, const struct rdma_dev_info *dev)
+{
 	uint32_t id;
+	int err = rdma_nl_driver_id(nl, dev->index, &id);
 
-	int err = rdma_nl_driver_id(nl, p->dev_index, &id);
-
-	log_debug("%s: uverbs driver id %s%u", p->dev_name, err ? "unknown, " : "", err ? 0 : id);
-	if (err == 0)
+	log_debug("%s: uverbs driver id %s%u, firmware '%s'", dev->name,
+		  err ? "unknown, " : "", err ? 0 : id, dev->fw_version);
+	if (err == 0 && id != 0)
 		return id == RDMA_DRIVER_RXE;
-	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/parent", p->dev_name);
-	return access(path, F_OK) == 0;
+	if (sysfs_attr_is(dev->name, "parent", NULL))
+		return true;
+	if (!strncmp(dev->fw_version, "rxectl-bundled", 14))
+		return true;
+	return sysfs_attr_is(dev->name, "node_desc", "rxe");
 }
 
 static int cmp_dev(const void *a, const void *b)
@@ -38,40 +62,50 @@ static int cmp_dev(const void *a, const void *b)
 int rxe_list(struct rxectl *ctx, struct rxe_dev **out, size_t *n)
 {
 	struct rdma_nl *nl = ctx_rdma_nl(ctx);
+	struct rdma_dev_info *devs = NULL;
 	struct rdma_port_info *ports = NULL;
 	struct rxe_dev *v;
-	size_t np = 0, k = 0;
+	size_t nd = 0, np = 0, k = 0;
 	int err;
 
 	if (!nl)
 		return -EPROTONOSUPPORT;
-	err = rdma_nl_list_ports(nl, &ports, &np);
+	err = rdma_nl_list_devs(nl, &devs, &nd);
+	if (err == 0)
+		err = rdma_nl_list_ports(nl, &ports, &np);
 	if (err < 0) {
+		free(devs);
 		rxe_report_nl_error(ctx, err, "listing RDMA devices");
 		return err;
 	}
 	v = calloc(np ? np : 1, sizeof(*v));
 	if (!v) {
+		free(devs);
 		free(ports);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < np; i++) {
-		const struct rdma_port_info *p = &ports[i];
-		struct rxe_dev *d;
-
-		if (p->port != 1 || !is_rxe(nl, p))
+	for (size_t i = 0; i < nd; i++) {
+		if (!is_rxe(nl, &devs[i]))
 			continue;
-		d = &v[k++];
-		d->index = p->dev_index;
-		snprintf(d->name, sizeof(d->name), "%s", p->dev_name);
-		d->port = p->port;
-		d->state = p->state;
-		d->phys_state = p->phys_state;
-		if (p->has_ndev) {
-			snprintf(d->netdev, sizeof(d->netdev), "%s", p->ndev_name);
-			d->ndev_index = p->ndev_index;
+		for (size_t j = 0; j < np; j++) {
+			const struct rdma_port_info *p = &ports[j];
+			struct rxe_dev *d;
+
+			if (p->dev_index != devs[i].index || p->port != 1)
+				continue;
+			d = &v[k++];
+			d->index = p->dev_index;
+			snprintf(d->name, sizeof(d->name), "%s", p->dev_name);
+			d->port = p->port;
+			d->state = p->state;
+			d->phys_state = p->phys_state;
+			if (p->has_ndev) {
+				snprintf(d->netdev, sizeof(d->netdev), "%s", p->ndev_name);
+				d->ndev_index = p->ndev_index;
+			}
 		}
 	}
+	free(devs);
 	free(ports);
 	qsort(v, k, sizeof(*v), cmp_dev);
 	*out = v;

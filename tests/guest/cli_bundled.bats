@@ -1,0 +1,54 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# rxectl with the bundled rdma_rxe (driver/rdma_rxe.ko) loaded instead of the in-tree one
+# (run in the VM test bed after `make driver`).
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	[ -d /sys/class/net/eth0 ] || skip "not in the test bed guest (no eth0)"
+	KO="$BATS_TEST_DIRNAME/../../driver/rdma_rxe.ko"
+	[ -f "$KO" ] || skip "driver not built (make driver)"
+	[ "$(modinfo -F vermagic "$KO" | cut -d' ' -f1)" = "$(uname -r)" ] ||
+		skip "driver built for another kernel"
+	! grep -q '^rdma_rxe ' /proc/modules || rmmod rdma_rxe
+	modprobe ib_uverbs
+	modprobe udp_tunnel
+	insmod "$KO"
+}
+
+setup() {
+	RXECTL="$BATS_TEST_DIRNAME/../../rxectl"
+	export RXECTL_CONFIG="$BATS_TEST_TMPDIR/rxe.conf"
+	: > "$RXECTL_CONFIG"
+}
+
+teardown() {
+	"$RXECTL" down --all >/dev/null 2>&1 || true
+}
+
+@test "up uses the bundled driver that is loaded and does not load the in-tree one" {
+	run -0 "$RXECTL" up eth0
+	[[ "$output" == "rxe_eth0 on eth0 was created and is ACTIVE"*"(RoCE v2, 192.0.2.1)." ]]
+	[[ "$(cat /sys/module/rdma_rxe/version)" == rxectl-bundled* ]]
+}
+
+@test "status reports the driver as bundled" {
+	"$RXECTL" up eth0
+	[ "$("$RXECTL" status --json | jq -r '.devices[0].driver')" = bundled ]
+	run -0 "$RXECTL" status
+	[[ "${lines[0]}" == *", driver bundled" ]]
+}
+
+@test "status --json agrees with rdma -j link under the bundled driver" {
+	"$RXECTL" up eth0
+	mine=$("$RXECTL" status --json | jq -c '[.devices[] | {name, netdev, state, physical_state}]')
+	theirs=$(rdma -j link show | jq -c '[.[] | {name: .ifname, netdev, state, physical_state}]')
+	[ "$mine" = "$theirs" ]
+}
+
+@test "down removes a device of the bundled driver" {
+	"$RXECTL" up eth0
+	run -0 "$RXECTL" down eth0
+	[ "$(rdma -j link show | jq length)" -eq 0 ]
+}
