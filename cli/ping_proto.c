@@ -432,13 +432,3 @@ void ping_diagnose(const struct ping_failure *f, struct ping_diag *d)
 		break;
 	}
 }
-
-enum ping_fw ping_local_firewall(char *finding, size_t len)
-{
-	/*
-	 * The doctor (issue 3) owns reading nftables/iptables rules: check id
-	 * firewall.udp4791.  When its function lands, call it here.
-	 */
-	snprintf(finding, len, "run `rxectl doctor` here to check the firewall");
-	return PING_FW_UNKNOWN;
-}
