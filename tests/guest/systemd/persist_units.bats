@@ -1,0 +1,208 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# Persistence in the systemd guest: rxe@.service, rxe.target, the udev rule and `rxectl monitor`
+# keep the device of a declared netdev alive across boot, netdev re-creation, renames and address
+# changes; unmanaged netdevs are never touched; `disable --now` undoes it all; two concurrent
+# `rxectl up` make one device.  The tests build on each other in order (one boot for the file).
+#   tests/run-all tests/guest/systemd/persist_units.bats
+
+bats_require_minimum_version 1.5.0
+
+RXECTL=/usr/sbin/rxectl
+CONF=/etc/rxe/rxe.conf
+BOUND=30	# seconds: generous bound for a device to come back (TCG is slow)
+
+setup_file() {
+	[ "$(cat /proc/1/comm)" = systemd ] || skip "not in the systemd test bed guest"
+	cd "$BATS_TEST_DIRNAME/../../.."
+	# The overlay root is writable: install as a package would (no build: -o rxectl).
+	make -s -o rxectl install PREFIX=/usr >/dev/null
+	mkdir -p /etc/rxe
+	printf '# rxe.conf for the persistence tests\n' > "$CONF"
+	systemctl daemon-reload
+	udevadm control --reload
+}
+
+now() { date +%s.%N; }
+elapsed() { awk -v a="$(now)" -v b="$1" 'BEGIN { printf "%.3f", a - b }'; }
+# Whole seconds since $1 (for bounds).
+secs_since() { local e; e=$(elapsed "$1"); echo "${e%.*}"; }
+
+# Devices sitting on netdev $1, as "name:state" lines.
+devs_on() {
+	rdma -j link show 2>/dev/null | jq -r --arg n "$1" '.[] | select(.netdev == $n) | "\(.ifname):\(.state)"'
+}
+
+count_on() { devs_on "$1" | grep -c . || true; }
+
+# Wait until netdev $1 has exactly one ACTIVE device; fail after $2 seconds.
+wait_active() {
+	local t0=$(now)
+	while [ "$(secs_since "$t0")" -lt "$2" ]; do
+		local d
+		d=$(devs_on "$1")
+		[ "$(echo "$d" | grep -c .)" -le 1 ] || { echo "two devices on $1: $d"; return 1; }
+		[[ "$d" == *:ACTIVE ]] && return 0
+		sleep 0.05
+	done
+	echo "no ACTIVE device on $1 after $2 s: '$(devs_on "$1")'"
+	return 1
+}
+
+make_dummy() { # name address
+	ip link add "$1" type dummy
+	ip addr add "$2/24" dev "$1"
+	ip link set "$1" up
+}
+
+failed_units() { systemctl list-units --failed --no-legend --plain | awk '{print $1}'; }
+
+@test "enable declares the netdev and enables rxe@, rxe.target and the monitor" {
+	run -0 "$RXECTL" enable rxd0
+	[[ "$output" == *"rxd0 is now declared in $CONF."* ]]
+	[[ "$output" == *"rxe@rxd0.service is enabled"* ]]
+	grep -qx '\[rxd0\]' "$CONF"
+	grep -q '^# rxe.conf for the persistence tests' "$CONF"
+	[ "$(systemctl is-enabled rxe@rxd0.service)" = enabled ]
+	[ "$(systemctl is-enabled rxe-monitor.service)" = enabled ]
+	[ "$(systemctl is-enabled rxe.target)" = enabled ]
+}
+
+@test "the udev rule marks a declared netdev as managed and leaves others alone" {
+	run -0 "$RXECTL" udev-env rxd0
+	[ "${lines[0]}" = RXE_MANAGED=1 ]
+	[ "${lines[1]}" = RXE_NAME=rxe_rxd0 ]
+	[ "${lines[2]}" = RXE_UNIT=rxe@rxd0.service ]
+	run -0 "$RXECTL" udev-env rxu0
+	[ -z "$output" ]
+}
+
+@test "boot: a declared netdev that appears while rxe.target starts is ACTIVE once the target is reached" {
+	# What boot does: rxe.target is started and waits for rxe@rxd0.service, which waits for
+	# the netdev; the netdev appears a little later.
+	systemctl start --no-block rxe.target
+	sleep 2
+	[ "$(systemctl is-active rxe.target)" != active ]
+	t0=$(now)
+	make_dummy rxd0 198.51.100.1
+	while [ "$(systemctl is-active rxe.target)" != active ]; do
+		[ "$(secs_since "$t0")" -lt 90 ] || { systemctl status rxe@rxd0 rxe.target; false; }
+		sleep 0.05
+	done
+	t_target=$(elapsed "$t0")
+	[ "$(devs_on rxd0)" = rxe_rxd0:ACTIVE ]
+	echo "# boot: netdev appeared -> rxe.target reached with rxe_rxd0 ACTIVE in ${t_target} s" >&3
+	[ "$(systemctl is-active rxe@rxd0.service)" = active ]
+	[ "$(systemctl is-active rxe-monitor.service)" = active ]
+	[ -z "$(failed_units)" ]
+}
+
+@test "deleting and re-creating the netdev 20 times brings the device back each time, never two" {
+	local max=0 sum=0
+	for i in $(seq 1 20); do
+		ip link del rxd0
+		# the kernel unregisters the old device asynchronously; wait until it is gone
+		t0=$(now)
+		while rdma link show | grep -q 'rxe_rxd0'; do
+			[ "$(secs_since "$t0")" -lt "$BOUND" ] || { echo "old device stays"; false; }
+			sleep 0.05
+		done
+		t0=$(now)
+		make_dummy rxd0 198.51.100.1
+		wait_active rxd0 "$BOUND"
+		t=$(elapsed "$t0")
+		sum=$(awk -v a="$sum" -v b="$t" 'BEGIN { print a + b }')
+		max=$(awk -v a="$max" -v b="$t" 'BEGIN { print (b > a ? b : a) }')
+		[ "$(count_on rxd0)" = 1 ]
+	done
+	echo "# 20 re-creations: average $(awk -v a="$sum" 'BEGIN { printf "%.3f", a / 20 }') s, slowest $max s to ACTIVE" >&3
+	sleep 3	# let the last unit jobs finish before looking for failures
+	[ "$(count_on rxd0)" = 1 ]
+	run failed_units
+	[ -z "$output" ]
+	[ "$(systemctl is-active rxe@rxd0.service)" = active ]
+}
+
+@test "renaming the netdev away and back keeps one device, ACTIVE again" {
+	ip link set rxd0 down
+	ip link set rxd0 name rxdtmp
+	sleep 2
+	[ "$(count_on rxdtmp)" -le 1 ]
+	ip link set rxdtmp name rxd0
+	t0=$(now)
+	ip link set rxd0 up
+	wait_active rxd0 "$BOUND"
+	echo "# rename away and back: ACTIVE again in $(elapsed "$t0") s" >&3
+	[ "$(count_on rxd0)" = 1 ]
+	[ "$(count_on rxdtmp)" = 0 ]
+	sleep 2
+	run failed_units
+	[ -z "$output" ]
+}
+
+@test "the RoCE v2 GID comes back after the address is removed and re-added, and the monitor logs it" {
+	local since
+	since=$(date '+%Y-%m-%d %H:%M:%S')
+	ip addr del 198.51.100.1/24 dev rxd0
+	sleep 3
+	run -0 "$RXECTL" status --json
+	! echo "$output" | jq -e '.. | objects | select(.ip? == "198.51.100.1")' >/dev/null
+	t0=$(now)
+	ip addr add 198.51.100.1/24 dev rxd0
+	until "$RXECTL" status --json | jq -e '.. | objects | select(.ip? == "198.51.100.1" and .type? == "RoCE v2")' >/dev/null; do
+		[ "$(secs_since "$t0")" -lt "$BOUND" ] || false
+		sleep 0.1
+	done
+	echo "# address re-added: RoCE v2 GID back in $(elapsed "$t0") s" >&3
+	sleep 3
+	run -0 journalctl -u rxe-monitor.service --since "$since" -o cat --no-pager
+	echo "$output"
+	[[ "$output" == *"rxe_rxd0 on rxd0 lost RoCE v2 GID index "*" (198.51.100.1): the address is no longer on rxd0."* ]]
+	[[ "$output" == *"rxe_rxd0 on rxd0 has RoCE v2 GID index "*" for 198.51.100.1."* ]]
+	[[ "$output" == *"rxe_rxd0 on rxd0 is ready: applications should use GID index "*" (RoCE v2, 198.51.100.1)."* ]]
+}
+
+@test "an unmanaged netdev never gets a device" {
+	make_dummy rxu0 198.51.100.9
+	sleep 5
+	[ "$(count_on rxu0)" = 0 ]
+	ip link del rxu0
+	make_dummy rxu0 198.51.100.9
+	sleep 5
+	[ "$(count_on rxu0)" = 0 ]
+	! systemctl list-units --all --no-legend --plain 'rxe@rxu0*' | grep -q .
+	ip link del rxu0
+}
+
+@test "two rxectl up at once for one netdev make one device" {
+	make_dummy rxc0 198.51.100.17
+	for i in 1 2 3 4 5; do
+		"$RXECTL" up rxc0 --name rxe_c_a > "$BATS_TEST_TMPDIR/a" 2>&1 & a=$!
+		"$RXECTL" up rxc0 --name rxe_c_b > "$BATS_TEST_TMPDIR/b" 2>&1 & b=$!
+		wait $a; ra=$?
+		wait $b; rb=$?
+		cat "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
+		[ "$ra" = 0 ] && [ "$rb" = 0 ]
+		[ "$(count_on rxc0)" = 1 ]
+		"$RXECTL" down rxc0 >/dev/null
+	done
+	ip link del rxc0
+}
+
+@test "disable --now removes the device, the declaration and the unit" {
+	run -0 "$RXECTL" disable rxd0 --now
+	echo "$output"
+	[[ "$output" == *"rxd0 is no longer declared in $CONF."* ]]
+	[ "$(count_on rxd0)" = 0 ]
+	! grep -q '\[rxd0\]' "$CONF"
+	grep -q '^# rxe.conf for the persistence tests' "$CONF"
+	[ "$(systemctl is-enabled rxe@rxd0.service)" = disabled ]
+	[ "$(systemctl is-active rxe@rxd0.service)" = inactive ]
+	# and it stays unmanaged when the netdev comes back
+	ip link del rxd0
+	make_dummy rxd0 198.51.100.1
+	sleep 5
+	[ "$(count_on rxd0)" = 0 ]
+	run failed_units
+	[ -z "$output" ]
+}
