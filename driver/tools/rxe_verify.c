@@ -108,7 +108,7 @@ static struct ibv_wc wait_wc(int i)
 	int n, spins = 0;
 
 	while (!(n = ibv_poll_cq(cq[i], 1, &wc))) {
-		if (++spins > 20 * 1000 * 100)
+		if (++spins > 50 * 1000)
 			die("no completion on side %d", i);
 		usleep(10);
 	}
