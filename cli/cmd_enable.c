@@ -131,6 +131,9 @@ int cmd_enable(struct rxectl *ctx, int argc, char **argv)
 	ret = parse_args("enable", argc, argv, &netdev, &name, &now_);
 	if (ret >= 0)
 		return ret;
+	if (ctx->json)
+		return rxectl_usage_error("enable", "enable has no JSON output; `rxectl status --json` "
+					  "shows the state afterwards.");
 	if (sdbus_rxe_unit(netdev, unit, sizeof(unit)) < 0)
 		return log_error(RXECTL_USAGE, "netdev name '%s' is too long for a unit name.", netdev);
 	ret = load_text(ctx, &text, &conf);
@@ -204,6 +207,9 @@ int cmd_disable(struct rxectl *ctx, int argc, char **argv)
 	ret = parse_args("disable", argc, argv, &netdev, &name, &now_);
 	if (ret >= 0)
 		return ret;
+	if (ctx->json)
+		return rxectl_usage_error("disable", "disable has no JSON output; `rxectl status --json` "
+					  "shows the state afterwards.");
 	if (sdbus_rxe_unit(netdev, unit, sizeof(unit)) < 0)
 		return log_error(RXECTL_USAGE, "netdev name '%s' is too long for a unit name.", netdev);
 	ret = load_text(ctx, &text, &conf);
