@@ -40,6 +40,8 @@
 #define RXE_GSI_QPN		1
 #define RXE_WINDOW		256	/* unacknowledged request packets per QP */
 #define RXE_ACKREQ_EVERY	32	/* ask for an ACK at least this often */
+#define RXE_RD_BURST		64	/* READ response packets per worker run */
+#define RXE_RXQ_MAX		4096	/* received packets queued per QP */
 
 /* Debug output names the object and the function; enable with dynamic debug. */
 #define rxe_dbg(dev, fmt, ...) \
@@ -303,6 +305,13 @@ struct rxe_qp {
 	u64			w_va;
 	u32			w_resid;
 	u32			w_total;
+	struct rxe_mr		*rd_mr;		/* READ response being sent, paced */
+	u64			rd_va;
+	u32			rd_len;
+	u32			rd_psn;
+	u32			rd_pkt;
+	u32			rd_npkts;
+	bool			rd_active;
 	u32			atomic_psn;	/* last executed atomic, for duplicates */
 	u64			atomic_orig;
 	bool			atomic_valid;
@@ -374,6 +383,7 @@ void rxe_arm_retry(struct rxe_qp *qp);
 bool rxe_is_rd_atomic(u32 opcode);
 void rxe_responder(struct rxe_qp *qp, struct sk_buff *skb);
 void rxe_resp_reset(struct rxe_qp *qp);
+void rxe_read_continue(struct rxe_qp *qp);
 void rxe_flush(struct rxe_qp *qp);
 
 #endif /* RXE_H */

@@ -239,7 +239,7 @@ void rxe_rcv(struct rxe_dev *dev, struct sk_buff *skb)
 
 		if (ud == !!(info->mask & RXE_UD)) {
 			spin_lock_bh(&qp->rxq.lock);
-			if (!qp->dying) {
+			if (!qp->dying && skb_queue_len(&qp->rxq) < RXE_RXQ_MAX) {
 				__skb_queue_tail(&qp->rxq, skb);
 				queued = true;
 			}

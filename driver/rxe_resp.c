@@ -5,8 +5,11 @@
 #include "rxe.h"
 
 /* Forget a partly received message (QP reset or destroy). */
+static void rxe_read_stop(struct rxe_qp *qp);
+
 void rxe_resp_reset(struct rxe_qp *qp)
 {
+	rxe_read_stop(qp);
 	if (qp->w_mr) {
 		rxe_mr_put(qp->w_mr);
 		qp->w_mr = NULL;
@@ -62,15 +65,30 @@ static void rxe_post_recv_wc(struct rxe_qp *qp, enum ib_wc_status status, u32 op
 		    skb && rxe_pkt(skb)->se);
 }
 
-/* Send the READ response packets for [va, va + len) starting at @psn. */
-static void rxe_read_respond(struct rxe_qp *qp, struct rxe_mr *mr, u64 va, u32 len, u32 psn)
+static void rxe_read_stop(struct rxe_qp *qp)
 {
-	u32 npkts = max_t(u32, 1, DIV_ROUND_UP(len, qp->mtu));
-	u32 i, off = 0;
+	if (qp->rd_mr)
+		rxe_mr_put(qp->rd_mr);
+	qp->rd_mr = NULL;
+	qp->rd_active = false;
+}
 
-	for (i = 0; i < npkts; i++) {
-		u32 n = min(qp->mtu, len - off);
-		bool first = i == 0, last = i == npkts - 1;
+/*
+ * Send the next burst of READ response packets. Responses are paced so one large READ
+ * cannot queue millions of packets at once; the worker calls back until rd_active clears.
+ */
+void rxe_read_continue(struct rxe_qp *qp)
+{
+	int burst = RXE_RD_BURST;
+
+	if (qp->state == IB_QPS_ERR) {
+		rxe_read_stop(qp);
+		return;
+	}
+	while (qp->rd_pkt < qp->rd_npkts && burst-- > 0) {
+		u32 off = qp->rd_pkt * qp->mtu;
+		u32 n = min(qp->mtu, qp->rd_len - off);
+		bool first = qp->rd_pkt == 0, last = qp->rd_pkt == qp->rd_npkts - 1;
 		u8 op = first && last ? IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY :
 			first ? IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST :
 			last ? IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST :
@@ -78,12 +96,14 @@ static void rxe_read_respond(struct rxe_qp *qp, struct rxe_mr *mr, u64 va, u32 l
 		struct sk_buff *skb = rxe_pkt_alloc(qp->dev, &qp->av, op, n);
 
 		if (!skb)
-			return;
-		if (n && rxe_mr_copy(mr, va + off, rxe_payload(skb), n, false)) {
+			break;		/* try again on the next run */
+		if (n && rxe_mr_copy(qp->rd_mr, qp->rd_va + off, rxe_payload(skb), n, false)) {
 			kfree_skb(skb);
+			rxe_read_stop(qp);
 			return;
 		}
-		rxe_bth_init(skb, op, false, qp->attr.dest_qp_num, false, rxe_psn_add(psn, i), n);
+		rxe_bth_init(skb, op, false, qp->attr.dest_qp_num, false,
+			     rxe_psn_add(qp->rd_psn, qp->rd_pkt), n);
 		if (rxe_opinfo[op].mask & RXE_AETH) {
 			struct rxe_aeth *aeth = rxe_ext(skb, RXE_EXT_AETH);
 
@@ -91,8 +111,24 @@ static void rxe_read_respond(struct rxe_qp *qp, struct rxe_mr *mr, u64 va, u32 l
 						 (qp->msn & 0xffffff));
 		}
 		rxe_pkt_send(qp->dev, &qp->av, qp->src_port, skb);
-		off += n;
+		qp->rd_pkt++;
 	}
+	if (qp->rd_pkt >= qp->rd_npkts)
+		rxe_read_stop(qp);
+}
+
+/* Start answering a READ of [va, va + len) at @psn; takes over the reference on @mr. */
+static void rxe_read_start(struct rxe_qp *qp, struct rxe_mr *mr, u64 va, u32 len, u32 psn)
+{
+	rxe_read_stop(qp);
+	qp->rd_mr = mr;
+	qp->rd_va = va;
+	qp->rd_len = len;
+	qp->rd_psn = psn;
+	qp->rd_pkt = 0;
+	qp->rd_npkts = max_t(u32, 1, DIV_ROUND_UP(len, qp->mtu));
+	qp->rd_active = true;
+	rxe_read_continue(qp);
 }
 
 /* Look up and check the target of a READ request; NULL with *nak set when refused. */
@@ -149,9 +185,7 @@ static void rxe_resp_duplicate(struct rxe_qp *qp, struct sk_buff *skb)
 			if (!mr)
 				return;
 		}
-		rxe_read_respond(qp, mr, be64_to_cpu(reth->va), len, pkt->psn);
-		if (mr)
-			rxe_mr_put(mr);
+		rxe_read_start(qp, mr, be64_to_cpu(reth->va), len, pkt->psn);
 	} else if (mask & RXE_ATOMIC) {
 		if (qp->atomic_valid && qp->atomic_psn == pkt->psn)
 			rxe_resp_atomic_ack(qp, pkt->psn, qp->atomic_orig);
@@ -282,9 +316,7 @@ static bool rxe_resp_read(struct rxe_qp *qp, struct sk_buff *skb)
 		}
 	}
 	qp->msn++;
-	rxe_read_respond(qp, mr, be64_to_cpu(reth->va), len, pkt->psn);
-	if (mr)
-		rxe_mr_put(mr);
+	rxe_read_start(qp, mr, be64_to_cpu(reth->va), len, pkt->psn);
 	qp->resp_psn = rxe_psn_add(qp->resp_psn, max_t(u32, 1, DIV_ROUND_UP(len, qp->mtu)));
 	return true;
 }

@@ -505,7 +505,9 @@ void rxe_qp_work(struct work_struct *work)
 	mutex_lock(&qp->lock);
 	if (qp->dying)
 		goto out;
-	while (budget-- > 0 && (skb = skb_dequeue(&qp->rxq))) {
+	if (qp->rd_active)
+		rxe_read_continue(qp);
+	while (!qp->rd_active && budget-- > 0 && (skb = skb_dequeue(&qp->rxq))) {
 		u32 mask = rxe_opinfo[rxe_pkt(skb)->opcode].mask;
 
 		if (qp->state < IB_QPS_RTR || qp->state == IB_QPS_ERR)
@@ -524,7 +526,7 @@ void rxe_qp_work(struct work_struct *work)
 		rxe_flush(qp);
 	else if (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD)
 		rxe_requester(qp);
-	if (!skb_queue_empty(&qp->rxq))
+	if (!skb_queue_empty(&qp->rxq) || qp->rd_active)
 		queue_work(rxe_wq, &qp->work);
 out:
 	mutex_unlock(&qp->lock);
