@@ -123,6 +123,21 @@ failed_units() { systemctl list-units --failed --no-legend --plain | awk '{print
 	[ "$(systemctl is-active rxe@rxd0.service)" = active ]
 }
 
+@test "five re-creations in quick succession end with one ACTIVE device and no failed unit" {
+	for i in 1 2 3 4 5; do
+		ip link del rxd0
+		make_dummy rxd0 198.51.100.1
+		sleep 0.3
+	done
+	t0=$(now)
+	wait_active rxd0 "$BOUND"
+	echo "# after 5 quick re-creations: ACTIVE in $(elapsed "$t0") s after the last" >&3
+	sleep 5	# the units and the monitor settle; the device must stay
+	[ "$(devs_on rxd0)" = rxe_rxd0:ACTIVE ]
+	run failed_units
+	[ -z "$output" ]
+}
+
 @test "renaming the netdev away and back keeps one device, ACTIVE again" {
 	ip link set rxd0 down
 	ip link set rxd0 name rxdtmp
@@ -136,6 +151,7 @@ failed_units() { systemctl list-units --failed --no-legend --plain | awk '{print
 	[ "$(count_on rxd0)" = 1 ]
 	[ "$(count_on rxdtmp)" = 0 ]
 	sleep 2
+	[ "$(systemctl is-active rxe@rxd0.service)" = active ]	# udev "move" started it again
 	run failed_units
 	[ -z "$output" ]
 }
