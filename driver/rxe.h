@@ -365,7 +365,37 @@ int rxe_mr_copy(struct rxe_mr *mr, u64 va, void *buf, u32 len, bool to_mr);
 int rxe_sgl_copy(struct rxe_qp *qp, const struct rxe_sge *sge, u32 nsge, u32 *cur_sge,
 		 u32 *sge_off, void *buf, u32 len, bool to_sgl);
 
-/* rxe_verbs.c */
+/* rxe_verbs.c: ib_device_ops entry points (the table is in rxe_main.c) */
+int rxe_query_device(struct ib_device *ib, struct ib_device_attr *a, struct ib_udata *udata);
+int rxe_query_port(struct ib_device *ib, u32 port, struct ib_port_attr *a);
+int rxe_get_port_immutable(struct ib_device *ib, u32 port, struct ib_port_immutable *im);
+enum rdma_link_layer rxe_get_link_layer(struct ib_device *ib, u32 port);
+int rxe_query_pkey(struct ib_device *ib, u32 port, u16 index, u16 *pkey);
+int rxe_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata);
+void rxe_dealloc_ucontext(struct ib_ucontext *uctx);
+int rxe_alloc_pd(struct ib_pd *pd, struct ib_udata *udata);
+int rxe_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata);
+int rxe_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init, struct ib_udata *udata);
+int rxe_destroy_ah(struct ib_ah *ibah, u32 flags);
+int rxe_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);
+int rxe_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr, struct ib_udata *udata);
+int rxe_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int rxe_poll_cq(struct ib_cq *ibcq, int n, struct ib_wc *wc);
+int rxe_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+int rxe_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init, struct ib_udata *udata);
+int rxe_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr, enum ib_srq_attr_mask mask,
+		   struct ib_udata *udata);
+int rxe_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int rxe_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int rxe_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+		      const struct ib_recv_wr **bad);
+int rxe_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init, struct ib_udata *udata);
+int rxe_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask, struct ib_udata *udata);
+int rxe_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		 struct ib_qp_init_attr *init);
+int rxe_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int rxe_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr, const struct ib_send_wr **bad);
+int rxe_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr, const struct ib_recv_wr **bad);
 void rxe_cq_post(struct rxe_cq *cq, const struct ib_uverbs_wc *wc, struct rxe_qp *qp,
 		 bool solicited);
 void rxe_qp_error(struct rxe_qp *qp);

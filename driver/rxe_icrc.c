@@ -5,6 +5,7 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/udp.h>
+#include <net/checksum.h>
 #include "rxe.h"
 
 /*
@@ -34,7 +35,7 @@ u32 rxe_icrc(const void *ip, const void *bth, unsigned int len)
 		memcpy(h, ip, iplen);
 		h->tos = 0xff;
 		h->ttl = 0xff;
-		h->check = htons(0xffff);
+		h->check = CSUM_MANGLED_0;
 	} else {
 		struct ipv6hdr *h = (struct ipv6hdr *)ph;
 
@@ -46,7 +47,7 @@ u32 rxe_icrc(const void *ip, const void *bth, unsigned int len)
 	}
 	u = (struct udphdr *)(ph + iplen);
 	memcpy(u, (const u8 *)ip + iplen, sizeof(*u));
-	u->check = htons(0xffff);
+	u->check = CSUM_MANGLED_0;
 	b = (struct rxe_bth *)(u + 1);
 	memcpy(b, bth, sizeof(*b));
 	b->qpn |= cpu_to_be32(~RXE_QPN_MASK);

@@ -54,7 +54,7 @@ static void rxe_post_recv_wc(struct rxe_qp *qp, enum ib_wc_status status, u32 op
 	wc.src_qp = src_qp;
 	wc.wc_flags = flags;
 	if (status == IB_WC_SUCCESS && (mask & RXE_IMMDT)) {
-		wc.ex.imm_data = (__force __u32)*(__be32 *)rxe_ext(skb, RXE_EXT_IMMDT);
+		wc.ex.imm_data = *(__be32 *)rxe_ext(skb, RXE_EXT_IMMDT);
 		wc.wc_flags |= IB_WC_WITH_IMM;
 	} else if (status == IB_WC_SUCCESS && (mask & RXE_IETH)) {
 		wc.ex.invalidate_rkey = be32_to_cpu(*(__be32 *)rxe_ext(skb, RXE_EXT_IETH));

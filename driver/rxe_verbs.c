@@ -223,7 +223,7 @@ void rxe_cq_post(struct rxe_cq *cq, const struct ib_uverbs_wc *wc, struct rxe_qp
 		k->opcode = wc->opcode;
 		k->byte_len = wc->byte_len;
 		k->qp = &qp->ib;
-		k->ex.imm_data = (__force __be32)wc->ex.imm_data;
+		k->ex.imm_data = wc->ex.imm_data;
 		k->src_qp = wc->src_qp;
 		k->wc_flags = wc->wc_flags;
 		k->port_num = 1;
@@ -400,29 +400,15 @@ int rxe_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	return rxe_post_recv_ring(&srq->q, &srq->lock, srq->max_sge, wr, bad);
 }
 
-/*
- * Take the next receive WQE (from the SRQ or the QP's RQ) and copy it out; the slot is
- * released at once. Returns -ENOSPC when none is posted.
- */
-int rxe_fetch_rwqe(struct rxe_qp *qp, struct rxe_rwqe *rw)
+/* Copy out the receive WQE at the consumer index of @q and release its slot. */
+static int rxe_take_rwqe(struct rxe_queue *q, u32 max_sge, struct rxe_rwqe *rw, u32 *avail)
 {
-	struct rxe_srq *srq = qp->srq;
-	struct rxe_queue *q = srq ? &srq->q : &qp->rq;
-	u32 max_sge = srq ? srq->max_sge : qp->rq_max_sge;
 	struct rxe_recv_wqe hdr;
-	bool limit_event = false;
-	u64 len = 0;
 	void *slot;
-	u32 i, avail;
 
-	if (srq)
-		spin_lock_bh(&srq->lock);
-	avail = rxe_queue_avail(q);
-	if (!avail) {
-		if (srq)
-			spin_unlock_bh(&srq->lock);
+	*avail = rxe_queue_avail(q);
+	if (!*avail)
 		return -ENOSPC;
-	}
 	slot = rxe_queue_slot(q, q->index);
 	memcpy(&hdr, slot, sizeof(hdr));
 	rw->wr_id = hdr.wr_id;
@@ -431,12 +417,34 @@ int rxe_fetch_rwqe(struct rxe_qp *qp, struct rxe_rwqe *rw)
 		rw->num_sge = 0;	/* garbage: treat as a zero-length buffer */
 	memcpy(rw->sge, slot + sizeof(hdr), rw->num_sge * sizeof(struct rxe_sge));
 	rxe_queue_consume(q);
-	if (srq && srq->limit && avail - 1 < srq->limit) {
-		srq->limit = 0;
-		limit_event = true;
-	}
-	if (srq)
+	return 0;
+}
+
+/*
+ * Take the next receive WQE (from the SRQ or the QP's RQ) and copy it out; the slot is
+ * released at once. Returns -ENOSPC when none is posted.
+ */
+int rxe_fetch_rwqe(struct rxe_qp *qp, struct rxe_rwqe *rw)
+{
+	struct rxe_srq *srq = qp->srq;
+	bool limit_event = false;
+	u32 i, avail;
+	u64 len = 0;
+	int err;
+
+	if (srq) {
+		spin_lock_bh(&srq->lock);
+		err = rxe_take_rwqe(&srq->q, srq->max_sge, rw, &avail);
+		if (!err && srq->limit && avail - 1 < srq->limit) {
+			srq->limit = 0;
+			limit_event = true;
+		}
 		spin_unlock_bh(&srq->lock);
+	} else {
+		err = rxe_take_rwqe(&qp->rq, qp->rq_max_sge, rw, &avail);
+	}
+	if (err)
+		return err;
 
 	for (i = 0; i < rw->num_sge; i++)
 		len += rw->sge[i].length;
