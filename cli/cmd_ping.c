@@ -949,11 +949,14 @@ static void handle_request(struct listener *ls, struct rdma_cm_event *ev)
 		r = wait_cm(ls->ch, ls->sigfd, now_ns() + (int64_t)ls->o->timeout * 1000000000, &e2);
 		if (r <= 0)
 			break;
-		if (e2->id == c.id && e2->event == RDMA_CM_EVENT_ESTABLISHED) {
+		bool mine = e2->id == c.id;
+
+		if (mine && e2->event == RDMA_CM_EVENT_ESTABLISHED) {
 			rdma_ack_cm_event(e2);
 			break;
 		}
-		if (serve_cm_event(ls, &c, e2) || e2->id == c.id) {
+		/* Anything else about ours (REJECTED, CONNECT_ERROR, ...) ends it. */
+		if (serve_cm_event(ls, &c, e2) || mine) {
 			r = -EIO;
 			break;
 		}
