@@ -1,0 +1,46 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# rxectl doctor's memlock.limit in the systemd guest: what services really get, from systemd's
+# DefaultLimitMEMLOCK or from rxectl's service.d drop-in.  The tests build on each other in order.
+#   tests/run-all tests/guest/systemd/diag_memlock.bats
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	[ "$(cat /proc/1/comm)" = systemd ] || skip "not in the systemd test bed guest"
+}
+
+setup() {
+	RXECTL="$BATS_TEST_DIRNAME/../../../rxectl"
+	DROPIN=/etc/systemd/system/service.d/50-rxe-memlock.conf
+	export RXECTL_CONFIG="$BATS_TEST_TMPDIR/rxe.conf"
+	: > "$RXECTL_CONFIG"
+}
+
+memlock_check() { # field -> that field of doctor's memlock.limit
+	"$RXECTL" doctor --json 2>/dev/null | jq -r --arg f "$1" '.checks[] | select(.id == "memlock.limit") | .[$f]'
+}
+
+# What a service really gets: `ulimit -l` in a transient unit (in KiB, or "unlimited").
+service_ulimit() {
+	systemd-run --quiet --wait --pipe --collect sh -c 'ulimit -l'
+}
+
+@test "without a drop-in, doctor warns that services get systemd's small DefaultLimitMEMLOCK" {
+	rm -f "$DROPIN"
+	systemctl daemon-reload
+	[ "$(service_ulimit)" != unlimited ] || skip "this systemd gives services no memlock limit"
+	[ "$(memlock_check status)" = warn ]
+	[[ "$(memlock_check summary)" == *"systemd services get "*"(DefaultLimitMEMLOCK)"* ]]
+	[[ "$(memlock_check fix)" == *"/etc/systemd/system/service.d/50-rxe-memlock.conf"*"LimitMEMLOCK=infinity"* ]]
+}
+
+@test "with rxectl's drop-in installed, services really get unlimited and doctor passes" {
+	install -D -m 0644 "$BATS_TEST_DIRNAME/../../../etc/systemd/system/service.d/50-rxe-memlock.conf" "$DROPIN"
+	systemctl daemon-reload
+	[ "$(service_ulimit)" = unlimited ]
+	[ "$(memlock_check status)" = pass ]
+	[[ "$(memlock_check summary)" == *"systemd services get unlimited ($DROPIN)"* ]]
+	rm -f "$DROPIN"
+	systemctl daemon-reload
+}
