@@ -33,7 +33,7 @@
 #define RXE_MAX_AH		0x8000
 #define RXE_MAX_SRQ		0x4000
 #define RXE_MAX_SRQ_WR		0x4000
-#define RXE_MAX_RD_ATOMIC	16
+#define RXE_MAX_RD_ATOMIC	128
 #define RXE_MAX_MSG		0x80000000u
 #define RXE_GID_TBL_LEN		1024
 #define RXE_MIN_QPN		16

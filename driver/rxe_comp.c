@@ -60,6 +60,7 @@ static void rxe_comp_aeth(struct rxe_qp *qp, u32 psn, u8 syn)
 		rxe_ack_upto(qp, prev);
 		switch (syn) {
 		case AETH_NAK_PSN_SEQ:
+			rxe_dbg_qp(qp, "sequence NAK at psn %u\n", psn);
 			rxe_rewind(qp);
 			break;
 		case AETH_NAK_INVALID_REQ:
@@ -84,10 +85,15 @@ static void rxe_comp_read(struct rxe_qp *qp, struct sk_buff *skb, struct rxe_swq
 	u32 mask = rxe_opinfo[pkt->opcode].mask;
 	int err;
 
-	if (pkt->psn != rxe_psn_add(w->first_psn, w->rx_pkts))
+	if (pkt->psn != rxe_psn_add(w->first_psn, w->rx_pkts)) {
+		rxe_dbg_qp(qp, "read response psn %u, expected %u\n", pkt->psn,
+			   rxe_psn_add(w->first_psn, w->rx_pkts));
 		return;		/* duplicate, or a gap the retry timer will repair */
-	if (!!(mask & RXE_FIRST) != (w->rx_pkts == 0))
-		return;
+	}
+	/*
+	 * Position (first/middle/last) is not checked against rx_pkts: after a retry the
+	 * responses to the re-issued remainder start with FIRST in mid-message.
+	 */
 	if (pkt->paylen > w->length - w->rx_off) {
 		rxe_comp_fail(qp, IB_WC_LOC_LEN_ERR);
 		return;
@@ -152,8 +158,11 @@ void rxe_completer(struct rxe_qp *qp, struct sk_buff *skb)
 		if (qp->sq.index == qp->sq_fetched)
 			goto out;
 		w = rxe_swqe(qp, qp->sq.index);
-		if (w->state != RXE_WQE_SENT)
+		if (w->state != RXE_WQE_SENT) {
+			rxe_dbg_qp(qp, "response psn %u for a WQE in state %u\n", pkt->psn,
+				   w->state);
 			goto out;
+		}
 		if ((mask & RXE_READ) && w->opcode == IB_WR_RDMA_READ)
 			rxe_comp_read(qp, skb, w);
 		else if ((mask & RXE_ATOMIC) && w->opcode != IB_WR_RDMA_READ &&
@@ -176,6 +185,8 @@ void rxe_comp_timeout(struct rxe_qp *qp)
 		return;
 	}
 	qp->retry_left--;
+	rxe_dbg_qp(qp, "retransmit timeout: psn %u acked %u, %d retries left\n", qp->req_psn,
+		   qp->acked_psn, qp->retry_left);
 	rxe_rewind(qp);
 	rxe_arm_retry(qp);
 }

@@ -142,7 +142,11 @@ static unsigned long rxe_retry_jiffies(struct rxe_qp *qp)
 
 	if (!t || t > 31)
 		return 2 * HZ;
-	return max_t(unsigned long, nsecs_to_jiffies(4096ULL << t), HZ / 20);
+	/*
+	 * A floor of 250 ms: a software device shares the CPU with its users, and a timer
+	 * much shorter than a scheduling delay turns into a retransmission storm.
+	 */
+	return max_t(unsigned long, nsecs_to_jiffies(4096ULL << t), HZ / 4);
 }
 
 void rxe_arm_retry(struct rxe_qp *qp)
@@ -313,9 +317,9 @@ static int rxe_send_next(struct rxe_qp *qp, struct rxe_swqe *w)
 	if (mask & RXE_RETH) {
 		struct rxe_reth *reth = rxe_ext(skb, RXE_EXT_RETH);
 
-		reth->va = cpu_to_be64(w->raddr);
+		reth->va = cpu_to_be64(w->raddr + w->rx_off);
 		reth->rkey = cpu_to_be32(w->rkey);
-		reth->len = cpu_to_be32(w->length);
+		reth->len = cpu_to_be32(w->length - w->rx_off);
 	}
 	if (mask & RXE_ATMETH) {
 		struct rxe_atmeth *a = rxe_ext(skb, RXE_EXT_ATMETH);
@@ -330,7 +334,7 @@ static int rxe_send_next(struct rxe_qp *qp, struct rxe_swqe *w)
 	if (mask & RXE_IETH)
 		*(__be32 *)rxe_ext(skb, RXE_EXT_IETH) = cpu_to_be32(w->inv_rkey);
 	rxe_bth_init(skb, opcode, last && (w->flags & IB_SEND_SOLICITED), dqpn, ackreq,
-		     qp->req_psn, paylen);
+		     rxe_psn_add(qp->req_psn, w->rx_pkts), paylen);
 
 	w->sent += paylen;
 	qp->req_psn = rxe_psn_add(qp->req_psn, rd_atomic ? rxe_npkts(qp, w) : 1);
@@ -379,10 +383,13 @@ void rxe_requester(struct rxe_qp *qp)
 			w->first_psn = qp->req_psn;
 			w->last_psn = rxe_psn_add(qp->req_psn, rxe_npkts(qp, w) - 1);
 			w->sent = 0;
-			w->cur_sge = 0;
-			w->sge_off = 0;
-			w->rx_off = 0;
-			w->rx_pkts = 0;
+			/* A retried READ asks only for the responses still missing. */
+			if (w->opcode != IB_WR_RDMA_READ || !w->rx_pkts) {
+				w->cur_sge = 0;
+				w->sge_off = 0;
+				w->rx_off = 0;
+				w->rx_pkts = 0;
+			}
 			w->state = RXE_WQE_SENDING;
 		}
 		if (qp->ib.qp_type == IB_QPT_RC &&

@@ -412,6 +412,7 @@ void rxe_responder(struct rxe_qp *qp, struct sk_buff *skb)
 	}
 	diff = rxe_psn_diff(pkt->psn, qp->resp_psn);
 	if (diff > 0) {
+		rxe_dbg_qp(qp, "request psn %u ahead of %u\n", pkt->psn, qp->resp_psn);
 		if (!qp->nak_sent) {
 			rxe_send_ack(qp, AETH_NAK_PSN_SEQ, qp->resp_psn);
 			qp->nak_sent = true;
@@ -419,6 +420,7 @@ void rxe_responder(struct rxe_qp *qp, struct sk_buff *skb)
 		goto out;
 	}
 	if (diff < 0) {
+		rxe_dbg_qp(qp, "duplicate request psn %u (expected %u)\n", pkt->psn, qp->resp_psn);
 		rxe_resp_duplicate(qp, skb);
 		goto out;
 	}
