@@ -111,6 +111,12 @@ failed_units() { systemctl list-units --failed --no-legend --plain | awk '{print
 		make_dummy rxd0 198.51.100.1
 		wait_active rxd0 "$BOUND"
 		t=$(elapsed "$t0")
+		if [ "$i" = 20 ]; then	# where the time goes, for the log
+			echo "# last re-creation took $t s; its journal:" >&3
+			journalctl -o short-monotonic --no-pager --since "@${t0%.*}" \
+				-u rxe-monitor.service -u rxe@rxd0.service -u 'sys-subsystem-net-devices-rxd0.device' \
+				| sed 's/^/#   /' >&3
+		fi
 		sum=$(awk -v a="$sum" -v b="$t" 'BEGIN { print a + b }')
 		max=$(awk -v a="$max" -v b="$t" 'BEGIN { print (b > a ? b : a) }')
 		[ "$(count_on rxd0)" = 1 ]
@@ -221,4 +227,22 @@ failed_units() { systemctl list-units --failed --no-legend --plain | awk '{print
 	[ "$(count_on rxd0)" = 0 ]
 	run failed_units
 	[ -z "$output" ]
+}
+
+@test "enable --now on a netdev that exists starts the unit, which creates the device" {
+	run -0 "$RXECTL" enable rxd0 --now
+	echo "$output"
+	[[ "$output" == *"rxe@rxd0.service is started."* ]]
+	[ "$(systemctl is-active rxe@rxd0.service)" = active ]
+	[ "$(devs_on rxd0)" = rxe_rxd0:ACTIVE ]
+}
+
+@test "enable --now on a netdev that does not exist yet says so and exits 0" {
+	run -0 "$RXECTL" enable rxn0 --now
+	[[ "$output" == *"rxn0 does not exist yet; its rxe device is created when it appears."* ]]
+	make_dummy rxn0 198.51.100.65
+	wait_active rxn0 "$BOUND"
+	run -0 "$RXECTL" disable rxn0 --now
+	[ "$(count_on rxn0)" = 0 ]
+	ip link del rxn0
 }
