@@ -10,20 +10,32 @@ static const u32 rxe_rnr_usecs[32] = {
 	163840, 245760, 327680, 491520,
 };
 
-/* Complete, oldest first, the SEND/WRITE WQEs that @psn acknowledges. */
+/*
+ * Complete, oldest first, the SEND/WRITE WQEs that @psn acknowledges. acked_psn advances to
+ * @psn + 1 but never past a READ or atomic still waiting for its responses: a later PSN
+ * does not acknowledge a response that never arrived.
+ */
 static void rxe_ack_upto(struct rxe_qp *qp, u32 psn)
 {
+	u32 limit = rxe_psn_add(psn, 1);
+
 	while (qp->sq.index != qp->sq_fetched) {
 		struct rxe_swqe *w = rxe_swqe(qp, qp->sq.index);
 
-		if (w->state != RXE_WQE_SENT || rxe_is_rd_atomic(w->opcode) ||
-		    rxe_psn_diff(w->last_psn, psn) > 0)
+		if (w->state == RXE_WQE_PENDING)
 			break;
+		if (w->state != RXE_WQE_SENT || rxe_is_rd_atomic(w->opcode) ||
+		    rxe_psn_diff(w->last_psn, psn) > 0) {
+			u32 wait = rxe_psn_add(w->first_psn, w->rx_pkts);
+
+			if (rxe_is_rd_atomic(w->opcode) && rxe_psn_diff(wait, limit) < 0)
+				limit = wait;
+			break;
+		}
 		rxe_complete_swqe(qp, w, IB_WC_SUCCESS);
 	}
-	psn = rxe_psn_add(psn, 1);
-	if (rxe_psn_diff(psn, qp->acked_psn) > 0 && rxe_psn_diff(psn, qp->req_psn) <= 0) {
-		qp->acked_psn = psn;
+	if (rxe_psn_diff(limit, qp->acked_psn) > 0 && rxe_psn_diff(limit, qp->req_psn) <= 0) {
+		qp->acked_psn = limit;
 		qp->retry_left = qp->attr.retry_cnt;
 	}
 }
@@ -137,6 +149,7 @@ void rxe_completer(struct rxe_qp *qp, struct sk_buff *skb)
 	struct rxe_pkt *pkt = rxe_pkt(skb);
 	u32 mask = rxe_opinfo[pkt->opcode].mask;
 	u8 syn = AETH_ACK_UNLIMITED;
+	u32 acked = qp->acked_psn;
 	struct rxe_swqe *w;
 
 	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
@@ -169,7 +182,8 @@ void rxe_completer(struct rxe_qp *qp, struct sk_buff *skb)
 			 rxe_is_rd_atomic(w->opcode))
 			rxe_comp_atomic(qp, skb, w);
 	}
-	if (qp->state != IB_QPS_ERR)
+	/* Push the retransmit timer out only when something new was acknowledged. */
+	if (qp->state != IB_QPS_ERR && (acked != qp->acked_psn || !timer_pending(&qp->retry_timer)))
 		rxe_arm_retry(qp);
 out:
 	kfree_skb(skb);
