@@ -191,6 +191,15 @@ static void put(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
+static const char *obj_str(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!o || !json_object_object_get_ex(o, key, &v))
+		return NULL;
+	return json_object_get_string(v);
+}
+
 static void render_value(json_object *v, char *buf, size_t len)
 {
 	json_object *x;
@@ -219,6 +228,8 @@ static void render_value(json_object *v, char *buf, size_t len)
 			else
 				render_value(x, buf, len);
 			put(buf, len, " }");
+		} else if (json_object_object_get_ex(v, "prefix", &x)) {
+			put(buf, len, "%s/%s", obj_str(x, "addr") ?: "?", obj_str(x, "len") ?: "?");
 		} else if (json_object_object_get_ex(v, "range", &x) &&
 			   json_object_array_length(x) == 2) {
 			render_value(json_object_array_get_idx(x, 0), buf, len);
@@ -233,14 +244,6 @@ static void render_value(json_object *v, char *buf, size_t len)
 	}
 }
 
-static const char *obj_str(json_object *o, const char *key)
-{
-	json_object *v;
-
-	if (!o || !json_object_object_get_ex(o, key, &v))
-		return NULL;
-	return json_object_get_string(v);
-}
 
 static void render_left(json_object *left, char *buf, size_t len)
 {

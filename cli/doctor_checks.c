@@ -711,12 +711,15 @@ static void report_fw(struct doctor *d, const struct fw_finding *f, bool nft)
 {
 	enum check_status st = f->verdict == FW_DROP ? CHECK_FAIL : CHECK_WARN;
 	const char *how = f->verdict == FW_DROP ? "drops" : "may drop";
+	const char *so = f->verdict == FW_DROP ?
+		"so RoCE v2 packets from peers never arrive" :
+		"depending on what cannot be known here (source address, interface, a named set), "
+		"so RoCE v2 packets from some peers may never arrive";
 
 	if (nft && f->handle >= 0) {
 		ADD(d, "firewall.udp4791", st, NULL, NULL,
 		    "nftables %s table %s, chain %s, rule handle %lld (`%s`) %s inbound UDP 4791, "
-		    "so RoCE v2 packets from peers never arrive.", f->family, f->table, f->chain,
-		    f->handle, f->rule, how);
+		    "%s.", f->family, f->table, f->chain, f->handle, f->rule, how, so);
 		check_fix(&d->l, "delete it with `nft delete rule %s %s %s handle %lld`, or accept "
 			  "RoCE before it: `nft insert rule %s %s %s udp dport 4791 accept`.",
 			  f->family, f->table, f->chain, f->handle, f->family, f->table, f->chain);
@@ -732,8 +735,8 @@ static void report_fw(struct doctor *d, const struct fw_finding *f, bool nft)
 		const char *tool = !strcmp(f->family, "ip6tables") ? "ip6tables" : "iptables";
 
 		ADD(d, "firewall.udp4791", st, NULL, NULL,
-		    "%s table %s, chain %s (`%s`) %s inbound UDP 4791, so RoCE v2 packets from peers "
-		    "never arrive.", tool, f->table, f->chain, f->rule, how);
+		    "%s table %s, chain %s (`%s`) %s inbound UDP 4791, %s.", tool, f->table, f->chain,
+		    f->rule, how, so);
 		check_fix(&d->l, "accept RoCE before it: `%s -t %s -I %s -p udp --dport 4791 -j "
 			  "ACCEPT` (and save the rules).", tool, f->table, f->chain);
 	}
@@ -806,8 +809,7 @@ static void check_firewall(struct doctor *d)
 		free(out);
 	}
 	if (maybe.verdict == FW_MAYBE_DROP) {
-		report_fw(d, &maybe, maybe_nft && !strcmp(maybe.family, f.family) ? true :
-			  strcmp(maybe.family, "iptables") && strcmp(maybe.family, "ip6tables"));
+		report_fw(d, &maybe, maybe_nft);
 		return;
 	}
 	if (denied && geteuid() != 0)

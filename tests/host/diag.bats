@@ -129,3 +129,42 @@ check() { # json id [target] -> that check's object
 	run -1 "$RXECTL" gid --index-only
 	[[ "$output" == "rxectl: kernel "*" has no RDMA support"* ]]
 }
+
+# Run doctor --json in a new network namespace after the firewall commands in $1.
+doctor_in_netns() {
+	unshare -n sh -c "$1 && exec \"\$0\" doctor lo --json" "$RXECTL" 2>/dev/null
+}
+
+fw_check() { jq -c '.checks[] | select(.id == "firewall.udp4791")' <<<"$1"; }
+
+@test "firewall.udp4791: an nft drop of UDP 4791 in this netns fails, naming table, chain, handle" {
+	[ "$(id -u)" = 0 ] && command -v nft >/dev/null && unshare -n true 2>/dev/null || skip "needs root, nft and unshare"
+	run doctor_in_netns 'nft add table inet t && nft add chain inet t in "{ type filter hook input priority 0; }" && nft add rule inet t in udp dport { 53, 4791 } reject'
+	c=$(fw_check "$output")
+	[ "$(jq -r .status <<<"$c")" = fail ]
+	[[ "$(jq -r .summary <<<"$c")" =~ ^nftables\ inet\ table\ t,\ chain\ in,\ rule\ handle\ ([0-9]+)\ \(\`udp\ dport\ \{\ 53,\ 4791\ \}\ reject\`\)\ drops\ inbound\ UDP\ 4791 ]]
+	[[ "$(jq -r .fix <<<"$c")" == *"\`nft delete rule inet t in handle ${BASH_REMATCH[1]}\`"* ]]
+}
+
+@test "firewall.udp4791: an iptables-legacy REJECT of UDP 4791 fails with the iptables fix" {
+	[ "$(id -u)" = 0 ] && command -v iptables-legacy >/dev/null && unshare -n true 2>/dev/null || skip "needs root, iptables-legacy and unshare"
+	run doctor_in_netns 'iptables-legacy -A INPUT -p udp --dport 4791 -j REJECT'
+	c=$(fw_check "$output")
+	[ "$(jq -r .status <<<"$c")" = fail ]
+	[[ "$(jq -r .summary <<<"$c")" == "iptables table filter, chain INPUT (\`-p udp -m udp --dport 4791 -j REJECT"* ]]
+	[[ "$(jq -r .fix <<<"$c")" == *'`iptables -t filter -I INPUT -p udp --dport 4791 -j ACCEPT`'* ]]
+}
+
+@test "firewall.udp4791: a drop by source address warns that it may drop" {
+	[ "$(id -u)" = 0 ] && command -v nft >/dev/null && unshare -n true 2>/dev/null || skip "needs root, nft and unshare"
+	run doctor_in_netns 'nft add table inet t && nft add chain inet t in "{ type filter hook input priority 0; }" && nft add rule inet t in ip saddr 10.0.0.0/8 drop'
+	c=$(fw_check "$output")
+	[ "$(jq -r .status <<<"$c")" = warn ]
+	[[ "$(jq -r .summary <<<"$c")" == *'(`ip saddr 10.0.0.0/8 drop`) may drop inbound UDP 4791'* ]]
+}
+
+@test "firewall.udp4791: policy drop with an accept for UDP 4791 first passes" {
+	[ "$(id -u)" = 0 ] && command -v nft >/dev/null && unshare -n true 2>/dev/null || skip "needs root, nft and unshare"
+	run doctor_in_netns 'nft add table inet t && nft add chain inet t in "{ type filter hook input priority 0; policy drop; }" && nft add rule inet t in iifname lo accept && nft add rule inet t in udp dport 4791 accept'
+	[ "$(fw_check "$output" | jq -r .status)" = pass ]
+}
