@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cmd_test.c - `rxectl test [DEVICE] [--json]`: the loopback verbs self-test on one device. */
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <linux/if.h>
 
 #include "diag.h"
@@ -95,10 +97,22 @@ int cmd_test(struct rxectl *ctx, int argc, char **argv)
 		out_obj_end(ctx->out);
 		if (dev.state != RDMA_PORT_ACTIVE)
 			ret = port_down(ctx, &dev, &det);
-		else if (!det.have_verbs)
-			ret = log_error(RXECTL_FAIL, "libibverbs cannot open %s; check that ib_uverbs is "
-					"loaded and rdma-core's rxe provider is installed (`rxectl doctor` "
-					"says which).", dev.name);
+		else if (!det.have_verbs) {
+			char why[400];
+
+			char uv[256], node[300];
+
+			selftest_probe_open(dev.name, why, sizeof(why));
+			if (diag_find_uverbs(dev.name, uv, sizeof(uv))) {
+				snprintf(node, sizeof(node), "/dev/infiniband/%s", uv);
+				if (faccessat(AT_FDCWD, node, R_OK | W_OK, AT_EACCESS) < 0)
+					snprintf(why, sizeof(why), "you (uid %u) may not open %s",
+						 (unsigned int)geteuid(), node);
+			}
+			ret = log_error(RXECTL_FAIL, "libibverbs cannot open %s: %s; `rxectl doctor %s` "
+					"checks ib_uverbs, rdma-core's provider and the permissions of "
+					"/dev/infiniband.", dev.name, why, dev.name);
+		}
 		else
 			ret = log_error(RXECTL_FAIL, "%s has no RoCE v2 GID for an address of %s, so the "
 					"QPs cannot be connected; add one with `ip addr add "

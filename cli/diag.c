@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* diag.c - picking the one RDMA device `rxectl gid` and `rxectl test` work on. */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,4 +80,34 @@ int diag_pick_device(struct rxectl *ctx, const char *cmd, const char *arg, struc
 	}
 	free(devs);
 	return RXECTL_OK;
+}
+
+/* The uverbs character device of an RDMA device, from sysfs: "uverbs0", or false. */
+bool diag_find_uverbs(const char *ibdev, char *name, size_t len)
+{
+	DIR *dir = opendir("/sys/class/infiniband_verbs");
+	struct dirent *e;
+	bool found = false;
+
+	while (dir && !found && (e = readdir(dir))) {
+		char path[512], buf[128] = "";
+		FILE *f;
+
+		if (strncmp(e->d_name, "uverbs", 6))
+			continue;
+		snprintf(path, sizeof(path), "/sys/class/infiniband_verbs/%s/ibdev", e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(buf, sizeof(buf), f))
+			buf[strcspn(buf, "\n")] = '\0';
+		fclose(f);
+		if (!strcmp(buf, ibdev)) {
+			snprintf(name, len, "%s", e->d_name);
+			found = true;
+		}
+	}
+	if (dir)
+		closedir(dir);
+	return found;
 }

@@ -14,4 +14,7 @@
  */
 int diag_pick_device(struct rxectl *ctx, const char *cmd, const char *arg, struct rxe_dev *out);
 
+/* The uverbs character device of an RDMA device, from sysfs ("uverbs0"); false if none. */
+bool diag_find_uverbs(const char *ibdev, char *name, size_t len);
+
 #endif

@@ -22,6 +22,7 @@
 #include <systemd/sd-bus.h>
 
 #include "config.h"
+#include "diag.h"
 #include "doctor.h"
 #include "kmod.h"
 #include "log.h"
@@ -384,36 +385,6 @@ static void check_netdev(struct doctor *d, const struct target *t, struct netdev
 
 /* --- device checks --------------------------------------------------------------------- */
 
-/* The uverbs character device of an RDMA device, from sysfs: "uverbs0", or false. */
-static bool find_uverbs(const char *ibdev, char *name, size_t len)
-{
-	DIR *dir = opendir("/sys/class/infiniband_verbs");
-	struct dirent *e;
-	bool found = false;
-
-	while (dir && !found && (e = readdir(dir))) {
-		char path[512], buf[128] = "";
-		FILE *f;
-
-		if (strncmp(e->d_name, "uverbs", 6))
-			continue;
-		snprintf(path, sizeof(path), "/sys/class/infiniband_verbs/%s/ibdev", e->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(buf, sizeof(buf), f))
-			buf[strcspn(buf, "\n")] = '\0';
-		fclose(f);
-		if (!strcmp(buf, ibdev)) {
-			snprintf(name, len, "%s", e->d_name);
-			found = true;
-		}
-	}
-	if (dir)
-		closedir(dir);
-	return found;
-}
-
 static void owner_names(const struct stat *st, char *buf, size_t len)
 {
 	struct passwd *pw = getpwuid(st->st_uid);
@@ -430,7 +401,7 @@ static void check_uverbs(struct doctor *d, const struct rxe_dev *dev)
 	char uv[256], node[300], owner[96];
 	struct stat st;
 
-	if (!find_uverbs(dev->name, uv, sizeof(uv))) {
+	if (!diag_find_uverbs(dev->name, uv, sizeof(uv))) {
 		bool loaded = module_state("ib_uverbs") == MODULE_LOADED;
 
 		ADD(d, "devnode.uverbs", CHECK_FAIL, dev->name, NULL,

@@ -524,3 +524,29 @@ int selftest_run(const char *dev_name, unsigned int port, int gid_index, int tim
 	lb_close(&lb);
 	return 0;
 }
+
+int selftest_probe_open(const char *dev_name, char *why, size_t len)
+{
+	struct ibv_device **list;
+	struct ibv_context *c = NULL;
+	int n = 0, err = 0;
+
+	snprintf(why, len, "libibverbs does not see it (is ib_uverbs loaded, is rdma-core's "
+		 "provider installed?)");
+	list = ibv_get_device_list(&n);
+	for (int i = 0; list && i < n; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), dev_name)) {
+			c = ibv_open_device(list[i]);
+			err = errno;
+			if (!c)
+				snprintf(why, len, "%s", strerror(err ? err : ENODEV));
+			break;
+		}
+	if (list)
+		ibv_free_device_list(list);
+	if (!c)
+		return -1;
+	ibv_close_device(c);
+	why[0] = '\0';
+	return 0;
+}

@@ -38,4 +38,8 @@ struct selftest {
 int selftest_run(const char *dev_name, unsigned int port, int gid_index, int timeout_ms,
 		 struct selftest *st);
 
+/* Why libibverbs cannot open `dev_name`: "Permission denied", "not visible to libibverbs", ...
+ * Returns 0 when it can. */
+int selftest_probe_open(const char *dev_name, char *why, size_t len);
+
 #endif

@@ -74,6 +74,14 @@ sysfs_v4_index() {
 	jq -e '.result == "fail" and .results == [] and .device == "rxe_eth0"' <<<"$output" >/dev/null
 }
 
+@test "test as a user who may not open the uverbs node fails with exit 1 saying so" {
+	run -0 "$RXECTL" up eth0
+	chmod 0600 /dev/infiniband/uverbs0
+	run -1 --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups "$RXECTL" test rxe_eth0
+	chmod 0666 /dev/infiniband/uverbs0
+	[ "$stderr" = 'rxectl: libibverbs cannot open rxe_eth0: you (uid 65534) may not open /dev/infiniband/uverbs0; `rxectl doctor rxe_eth0` checks ib_uverbs, rdma-core'"'"'s provider and the permissions of /dev/infiniband.' ]
+}
+
 @test "test with no rxe device fails with exit 1 and says how to create one" {
 	run -1 "$RXECTL" test
 	[ "$output" = 'rxectl: there is no rxe device; create one with `rxectl up NETDEV`, or name an RDMA device: `rxectl test DEVICE`.' ]
