@@ -20,6 +20,8 @@ teardown() {
 	ip link del rxd0 2>/dev/null || true
 	ip link del br-rxd 2>/dev/null || true
 	ip link del eth0.7 2>/dev/null || true
+	ip link del bond-rxd 2>/dev/null || true
+	rdma system set netns shared 2>/dev/null || true
 	nft delete table inet rxtest 2>/dev/null || true
 	rm -f /etc/modprobe.d/rxtest-no-rxe.conf
 	[ -c /dev/infiniband/uverbs0 ] && chmod 0666 /dev/infiniband/uverbs0 || true
@@ -240,6 +242,28 @@ as_nobody() {
 	run_doctor any "$RXECTL" doctor eth0.7
 	[ "${ST[netdev.kind/eth0.7]}" = warn ]
 	[[ "${SUM[netdev.kind/eth0.7]}" == *"VLAN"* ]]
+}
+
+@test "a bond slave warns in netdev.kind and says to put the device on the bond" {
+	make_veth
+	ip link add bond-rxd type bond
+	ip link set rxd1 down
+	ip link set rxd1 master bond-rxd
+	run_doctor any "$RXECTL" doctor rxd1
+	[ "${ST[netdev.kind/rxd1]}" = warn ]
+	[[ "${SUM[netdev.kind/rxd1]}" == "rxd1 is a slave of bond bond-rxd"* ]]
+	[ "${FIX[netdev.kind/rxd1]}" = 'create the rxe device on bond-rxd instead: `rxectl up bond-rxd`.' ]
+}
+
+@test "netns.mode reports shared, and exclusive after rdma system set netns exclusive" {
+	run_doctor any "$RXECTL" doctor eth0
+	[ "${ST[netns.mode/]}" = pass ]
+	[[ "${SUM[netns.mode/]}" == *"shared netns mode"* ]]
+	rdma system set netns exclusive
+	run_doctor any "$RXECTL" doctor eth0
+	rdma system set netns shared
+	[ "${ST[netns.mode/]}" = pass ]
+	[[ "${SUM[netns.mode/]}" == *"exclusive netns mode"* ]]
 }
 
 @test "doctor's text output puts the fix under the failed check" {
