@@ -224,6 +224,17 @@ as_nobody() {
 	[[ "${SUM[devnode.uverbs/rxe_eth0]}" == *"other users cannot (mode 0600"* ]]
 }
 
+@test "without rdma-core's rxe provider: provider.rxe fails naming the package, GIDs still read" {
+	run -0 "$RXECTL" up eth0
+	mv /etc/libibverbs.d/rxe.driver "$BATS_TEST_TMPDIR/rxe.driver"
+	run_doctor 1 "$RXECTL" doctor eth0
+	mv "$BATS_TEST_TMPDIR/rxe.driver" /etc/libibverbs.d/rxe.driver
+	[ "${ST[provider.rxe/]}" = fail ]
+	[[ "${SUM[provider.rxe/]}" == "rdma-core's rxe provider is not installed (no \`driver rxe\` in /etc/libibverbs.d)"* ]]
+	[[ "${FIX[provider.rxe/]}" == *'`apt install ibverbs-providers`'* ]]
+	[ "${ST[gid.rocev2/rxe_eth0]}" = pass ]
+}
+
 @test "a netdev without an rxe device fails device.present with the up command" {
 	run_doctor 1 "$RXECTL" doctor eth0
 	[ "${ST[device.present/eth0]}" = fail ]
