@@ -1,0 +1,115 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# Wire compatibility of the bundled rdma_rxe with the kernel's stock one: guest a loads the
+# bundled driver, guest b the stock rdma_rxe, and unmodified verbs programs run between them in
+# both directions (so each driver is requester and responder).  Small counts: TCG guests.
+
+bats_require_minimum_version 1.5.0
+
+KO="$BATS_TEST_DIRNAME/../../../driver/rdma_rxe.ko"
+
+# barrier NAME: wait until both guests reached NAME.
+barrier() {
+	touch "$VM_SHARED/$1-$VM_ROLE"
+	for _ in $(seq 1200); do
+		[ -e "$VM_SHARED/$1-a" ] && [ -e "$VM_SHARED/$1-b" ] && return 0
+		sleep 0.5
+	done
+	echo "barrier $1: the other guest never came" >&2
+	return 1
+}
+
+setup_file() {
+	[ -n "${VM_ROLE:-}" ] || skip "not in a pair of test bed guests"
+	[ -f "$KO" ] || skip "driver not built (make driver)"
+	modprobe ib_uverbs
+	modprobe udp_tunnel
+	if [ "$VM_ROLE" = a ]; then
+		insmod "$KO"
+	else
+		modprobe rdma_rxe
+	fi
+	rdma link add rxe0 type rxe netdev eth0
+	barrier loaded
+}
+
+teardown_file() {
+	rdma link del rxe0 2>/dev/null || true
+	rmmod rdma_rxe 2>/dev/null || true
+}
+
+# The GID index of this guest's IPv4 address.
+gid_index() {
+	local want i
+	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${VM_SELF_IP//./ })
+	for i in $(seq 0 15); do
+		[ "$(cat "/sys/class/infiniband/rxe0/ports/1/gids/$i")" = "$want" ] && { echo "$i"; return; }
+	done
+	return 1
+}
+
+# between NAME SERVER_ROLE PROGRAM ARGS...: PROGRAM serves on SERVER_ROLE's guest and the other
+# guest runs it as client to the server's address; both must exit 0.
+between() {
+	local name=$1 server=$2 rc
+	shift 2
+	barrier "$name-start"
+	if [ "$VM_ROLE" = "$server" ]; then
+		touch "$VM_SHARED/$name-listening"
+		run timeout 180 "$@"
+	else
+		while [ ! -e "$VM_SHARED/$name-listening" ]; do sleep 0.5; done
+		sleep 3
+		run timeout 180 "$@" "$VM_PEER_IP"
+	fi
+	rc=$status
+	echo "$output" | tail -3
+	barrier "$name-done"
+	[ "$rc" = 0 ]
+}
+
+@test "guest a runs the bundled rdma_rxe and guest b the stock one" {
+	if [ "$VM_ROLE" = a ]; then
+		[[ "$(cat /sys/module/rdma_rxe/version)" == rxectl-bundled-* ]]
+	else
+		[[ "$(cat /sys/module/rdma_rxe/version 2>/dev/null)" != rxectl-bundled-* ]]
+	fi
+}
+
+@test "ibv_rc_pingpong with 64 KiB checked messages: bundled client, stock server" {
+	between rc1 b ibv_rc_pingpong -d rxe0 -g "$(gid_index)" -n 20 -s 65536 -c
+}
+
+@test "ibv_rc_pingpong with 64 KiB checked messages: stock client, bundled server" {
+	between rc2 a ibv_rc_pingpong -d rxe0 -g "$(gid_index)" -n 20 -s 65536 -c
+}
+
+@test "ibv_ud_pingpong between the bundled and the stock driver" {
+	between ud b ibv_ud_pingpong -d rxe0 -g "$(gid_index)" -n 20 -s 1024
+}
+
+@test "ib_write_bw: the bundled driver writes into the stock one" {
+	between wr1 b ib_write_bw -d rxe0 -x "$(gid_index)" -n 100
+}
+
+@test "ib_write_bw: the stock driver writes into the bundled one" {
+	between wr2 a ib_write_bw -d rxe0 -x "$(gid_index)" -n 100
+}
+
+@test "ib_read_bw: the bundled driver reads from the stock one" {
+	between rd1 b ib_read_bw -d rxe0 -x "$(gid_index)" -n 100
+}
+
+@test "ib_read_bw: the stock driver reads from the bundled one" {
+	between rd2 a ib_read_bw -d rxe0 -x "$(gid_index)" -n 100
+}
+
+@test "ib_atomic_bw in both directions" {
+	between at1 b ib_atomic_bw -d rxe0 -x "$(gid_index)" -n 100
+	between at2 a ib_atomic_bw -d rxe0 -x "$(gid_index)" -n 100
+}
+
+@test "the kernel log has no WARNING, BUG, Oops, refcount or lockdep message" {
+	run dmesg
+	! grep -E 'WARNING|BUG|Oops|refcount|lockdep|circular locking|general protection' <<<"$output"
+}
