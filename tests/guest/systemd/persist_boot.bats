@@ -31,7 +31,7 @@ mono_s() { # a unit's ActiveEnterTimestampMonotonic, in seconds
 	unit=$(mono_s rxe@rxb0.service)
 	target=$(mono_s rxe.target)
 	[ "$(rdma -j link show | jq -r '.[] | select(.netdev == "rxb0") | "\(.ifname):\(.state)"')" = rxe_rxb0:ACTIVE ]
-	# rxe@rxb0.service is active only once `rxectl up` saw the device ready (ACTIVE, with a GID)
+	# rxe@rxb0.service is active once `rxectl up --wait 0` created the device
 	[ "$(systemctl is-active rxe@rxb0.service)" = active ]
 	awk -v u="$unit" -v t="$target" 'BEGIN { exit !(u <= t) }'
 	echo "# boot: rxb0 appeared at ${created} s; rxe@rxb0 done (device ACTIVE) $(awk -v a="$unit" -v b="$created" 'BEGIN { printf "%.3f", a - b }') s later; rxe.target reached at ${target} s" >&3
