@@ -34,6 +34,7 @@ struct doctor {
 	struct checklist l;
 	struct utsname uts;
 	bool rdma;			/* RDMA netlink is open (ctx->rnl) */
+	bool rdma_unloaded;		/* ib_core is a module not loaded yet: no device can exist */
 	const char *no_rdma_why;	/* why not, for the skips */
 	struct rxe_dev *devs;
 	size_t n_devs;
@@ -52,8 +53,18 @@ struct target {
 
 static void check_kernel(struct doctor *d)
 {
-	int err = rdma_nl_open(&d->ctx->rnl);
+	int err;
 
+	/* Opening NETLINK_RDMA would make the kernel load ib_core: doctor loads nothing. */
+	if (module_state("ib_core") == MODULE_AVAILABLE) {
+		d->no_rdma_why = "ib_core is not loaded yet, so no RDMA device can exist (kernel.rdma)";
+		d->rdma_unloaded = true;
+		ADD(d, "kernel.rdma", CHECK_PASS, NULL, NULL,
+		    "kernel %s has the RDMA core as a module (ib_core) that is not loaded yet; "
+		    "`rxectl up` loads it.", d->uts.release);
+		return;
+	}
+	err = rdma_nl_open(&d->ctx->rnl);
 	if (err == 0) {
 		d->rdma = true;
 		ADD(d, "kernel.rdma", CHECK_PASS, NULL, NULL,
@@ -588,7 +599,11 @@ static void check_target(struct doctor *d, const struct target *t)
 
 	memset(&ni, 0, sizeof(ni));
 	check_netdev(d, t, &ni, &exists);
-	if (!d->rdma) {
+	if (d->rdma_unloaded && t->netdev[0]) {
+		ADD(d, "device.present", CHECK_FAIL, t->netdev, NULL,
+		    "%s has no rxe device: the RDMA modules are not even loaded.", t->netdev);
+		check_fix(&d->l, "create it with `rxectl up %s` (it loads them).", t->netdev);
+	} else if (!d->rdma) {
 		ADD(d, "device.present", CHECK_SKIP, t->netdev[0] ? t->netdev : t->label, NULL,
 		    "skipped: %s.", d->no_rdma_why);
 	} else if (!t->dev) {
@@ -601,7 +616,8 @@ static void check_target(struct doctor *d, const struct target *t)
 		    t->dev->netdev[0] ? t->dev->netdev : "a netdev that is gone");
 	}
 	if (!t->dev) {
-		const char *why = d->rdma ? "there is no rxe device" : d->no_rdma_why;
+		const char *why = d->rdma || d->rdma_unloaded ? "there is no rxe device" :
+				  d->no_rdma_why;
 
 		ADD(d, "port.active", CHECK_SKIP, t->netdev, NULL, "skipped: %s.", why);
 		ADD(d, "devnode.uverbs", CHECK_SKIP, t->netdev, NULL, "skipped: %s.", why);
@@ -1027,7 +1043,7 @@ int doctor_run(struct rxectl *ctx, char **args, int n_args)
 	for (size_t i = 0; i < nt; i++)
 		check_target(&d, &tv[i]);
 	if (nt == 0) {
-		if (d.rdma) {
+		if (d.rdma || d.rdma_unloaded) {
 			ADD(&d, "device.present", CHECK_FAIL, NULL, NULL,
 			    "there is no rxe device, and %s declares none.", ctx->config_path);
 			check_fix(&d.l, "create one with `rxectl up NETDEV`, or declare it in %s and "

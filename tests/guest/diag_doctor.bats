@@ -109,6 +109,32 @@ as_nobody() {
 	[[ "${FIX[port.active/rxe_eth0]}" == *'`ip link set eth0 up`'* ]]
 }
 
+@test "a netdev without carrier fails netdev.up and port.active and names the other end" {
+	make_veth
+	run -0 "$RXECTL" up rxd0
+	ip link set rxd1 down
+	run_doctor 1 "$RXECTL" doctor rxd0
+	[ "${ST[netdev.up/rxd0]}" = fail ]
+	[[ "${SUM[netdev.up/rxd0]}" == "rxd0 is up but has no carrier"* ]]
+	[[ "${FIX[netdev.up/rxd0]}" == *"bring up the other end of rxd0"* ]]
+	[ "${ST[port.active/rxe_rxd0]}" = fail ]
+}
+
+@test "with no RDMA module loaded, doctor loads none, says rxectl up loads them, and fails device.present" {
+	"$RXECTL" down --all >/dev/null 2>&1 || true
+	modprobe -r rdma_rxe ib_uverbs rdma_ucm ib_ipoib ib_umad rdma_cm iw_cm ib_cm ib_core 2>/dev/null || true
+	[ ! -d /sys/module/ib_core ] || skip "ib_core cannot be unloaded here"
+	run_doctor 1 "$RXECTL" doctor eth0
+	[ "${ST[kernel.rdma/]}" = pass ]
+	[[ "${SUM[kernel.rdma/]}" == *"(ib_core) that is not loaded yet; \`rxectl up\` loads it." ]]
+	[ "${ST[module.rdma_rxe/]}" = pass ]
+	[ "${SUM[module.rdma_rxe/]}" = 'rdma_rxe is not loaded but can be loaded; `rxectl up` loads it.' ]
+	[ "${ST[device.present/eth0]}" = fail ]
+	[ "${FIX[device.present/eth0]}" = 'create it with `rxectl up eth0` (it loads them).' ]
+	[ "${ST[port.active/eth0]}" = skip ]
+	[ ! -d /sys/module/ib_core ]	# doctor loaded nothing
+}
+
 @test "netdev without an address: netdev.address and gid.rocev2 fail and the fix adds one" {
 	run -0 "$RXECTL" up eth0
 	sysctl -qw net.ipv6.conf.eth0.disable_ipv6=1
