@@ -117,8 +117,24 @@ static void prune(struct monitor *m, const struct rxe_conf *conf)
 static void create(struct monitor *m, const struct rxe_conf_entry *e)
 {
 	char *argv[] = { "up", (char *)e->netdev, "--wait", "0", NULL };
+	struct rxe_conf conf;
+	bool declared = false;
 	int ret;
 
+	/* Still declared?  Asked under the lock `rxectl disable --now` holds while it
+	 * removes the device after editing the file, so a disabled netdev stays without. */
+	if (rxe_lock(m->ctx) < 0)
+		return;
+	if (ctx_load_config(m->ctx, &conf) == RXECTL_OK) {
+		declared = config_find_netdev(&conf, e->netdev) != NULL;
+		config_free(&conf);
+	}
+	if (!declared) {
+		rxe_unlock(m->ctx);
+		log_info("%s is no longer declared in %s; not creating %s.", e->netdev,
+			 m->ctx->config_path, e->name);
+		return;
+	}
 	optind = 0;
 	ret = cmd_up(m->ctx, 4, argv);
 	rxe_unlock(m->ctx);

@@ -263,11 +263,13 @@ static void diag_cm_silence(const struct ping_failure *f, struct ping_diag *d)
 	}
 	d->layer = "cm";
 	say("RDMA CM got no answer from %s%s: the connection request (RoCE v2, UDP port 4791) or "
-	    "its reply is lost on the way; %s. The usual causes are a firewall on %s dropping "
-	    "inbound UDP 4791, or no rxe device on the netdev that holds %s there: run "
-	    "`rxectl doctor` on %s (check firewall.udp4791) and allow UDP port 4791, or create "
-	    "the device with `rxectl up NETDEV`.", f->host, f->timed_out ? " before the timeout" :
-	    "", fw, f->host, f->addr ? f->addr : f->host, f->host);
+	    "its reply is lost on the way; %s. The usual causes, most likely first: a firewall on "
+	    "%s dropping inbound UDP 4791; no RDMA CM user there at all (no `rxectl ping --listen` "
+	    "has run since boot, so the kernel's ib_cm is not even loaded to refuse us); no rxe "
+	    "device on the netdev that holds %s. Run `rxectl doctor` on %s (check "
+	    "firewall.udp4791), and start `rxectl ping --listen` there.", f->host,
+	    f->timed_out ? " before the timeout" : "", fw, f->host, f->addr ? f->addr : f->host,
+	    f->host);
 }
 
 static void diag_reject(const struct ping_failure *f, struct ping_diag *d)
