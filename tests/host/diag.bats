@@ -168,3 +168,14 @@ fw_check() { jq -c '.checks[] | select(.id == "firewall.udp4791")' <<<"$1"; }
 	run doctor_in_netns 'nft add table inet t && nft add chain inet t in "{ type filter hook input priority 0; policy drop; }" && nft add rule inet t in iifname lo accept && nft add rule inet t in udp dport 4791 accept'
 	[ "$(fw_check "$output" | jq -r .status)" = pass ]
 }
+
+@test "every check id doctor reports is documented under DOCTOR CHECKS in rxectl(8)" {
+	man="$BATS_TEST_DIRNAME/../../man/rxectl.8"
+	checks=$(sed -n '/^\.SS DOCTOR CHECKS/,/^\.S[HS] /p' "$man")
+	run --separate-stderr "$RXECTL" doctor lo --json
+	ids=$(jq -r '.checks[].id' <<<"$output" | sort -u)
+	[ "$(wc -l <<<"$ids")" -eq 17 ]
+	for id in $ids; do
+		grep -q -- "$id" <<<"$checks" || { echo "$id is not in DOCTOR CHECKS"; false; }
+	done
+}
