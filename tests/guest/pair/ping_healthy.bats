@@ -9,8 +9,13 @@ load ping_lib
 setup_file() {
 	[ -n "${VM_ROLE:-}" ] || skip "not in a pair of test bed guests"
 	rxe_up
-	[ "$VM_ROLE" = a ] && start_listener
+	# Listen on the address of one device (DEVICE form of --listen).
+	[ "$VM_ROLE" = a ] && start_listener rxe_eth0
 	barrier listening
+}
+
+teardown() {
+	end_barriers
 }
 
 teardown_file() {
@@ -19,6 +24,7 @@ teardown_file() {
 }
 
 @test "ping passes send, write and read at every size and prints both sides' facts" {
+	end_barrier text-done
 	if [ "$VM_ROLE" = b ]; then
 		run -0 "$RXECTL" ping "$VM_PEER_IP" --sizes 1-64K --count 3 --timeout 10
 		echo "$output"
@@ -32,12 +38,14 @@ teardown_file() {
 	barrier text-done
 	if [ "$VM_ROLE" = a ]; then
 		listener_log
+		grep -q "^listening on 192.0.2.1 port 7174" "$BATS_FILE_TMPDIR/listener.log"
 		grep -q "^192.0.2.2: connected (rxe_eth0" "$BATS_FILE_TMPDIR/listener.log"
 		grep -q "^192.0.2.2: disconnected after" "$BATS_FILE_TMPDIR/listener.log"
 	fi
 }
 
 @test "ping --json prints one complete row per size and operation" {
+	end_barrier json-done
 	if [ "$VM_ROLE" = b ]; then
 		run -0 "$RXECTL" ping "$VM_PEER_IP" --json --sizes 1,4K,64K --count 2 --timeout 10
 		echo "$output"
@@ -55,10 +63,17 @@ teardown_file() {
 }
 
 @test "the listener survives a client killed mid-test and serves the next one" {
+	end_barrier kill-done
 	if [ "$VM_ROLE" = b ]; then
-		"$RXECTL" ping "$VM_PEER_IP" --sizes 1-1M --count 50 --timeout 10 > /dev/null 2>&1 3>&- &
+		"$RXECTL" ping "$VM_PEER_IP" --sizes 1-1M --count 50 --timeout 10 \
+			> "$BATS_TEST_TMPDIR/killed.out" 2>&1 3>&- &
 		pid=$!
-		sleep 3
+		# Kill it mid-sweep: once the table has started.
+		for _ in $(seq 300); do
+			grep -q "  send " "$BATS_TEST_TMPDIR/killed.out" && break
+			sleep 0.2
+		done
+		sleep 1
 		kill -KILL "$pid"
 		wait "$pid" || true
 		run -0 "$RXECTL" ping "$VM_PEER_IP" --sizes 1,1K --count 2 --timeout 10
@@ -72,6 +87,7 @@ teardown_file() {
 }
 
 @test "the listener stops cleanly on SIGTERM" {
+	end_barrier term-done
 	if [ "$VM_ROLE" = a ]; then
 		pid=$(cat "$BATS_FILE_TMPDIR/listener.pid")
 		kill -TERM "$pid"

@@ -3,10 +3,11 @@
 
 RXECTL="$BATS_TEST_DIRNAME/../../../rxectl"
 
-# barrier NAME: wait (up to 120 s) until both guests reached NAME.
+# barrier NAME: wait (up to 10 minutes: TCG guests on a busy host are slow) until both guests
+# reached NAME.
 barrier() {
 	touch "$VM_SHARED/$1-$VM_ROLE"
-	for _ in $(seq 240); do
+	for _ in $(seq 1200); do
 		[ -e "$VM_SHARED/$1-a" ] && [ -e "$VM_SHARED/$1-b" ] && return 0
 		sleep 0.5
 	done
@@ -31,7 +32,7 @@ start_listener() {
 		echo "exit status $?"
 	) > "$BATS_FILE_TMPDIR/listener.log" 2>&1 3>&- &
 	for _ in $(seq 50); do [ -s "$BATS_FILE_TMPDIR/listener.pid" ] && break; sleep 0.1; done
-	for _ in $(seq 100); do
+	for _ in $(seq 300); do
 		grep -q '^listening on' "$BATS_FILE_TMPDIR/listener.log" && return 0
 		kill -0 "$(cat "$BATS_FILE_TMPDIR/listener.pid")" 2>/dev/null || break
 		sleep 0.2
@@ -51,4 +52,18 @@ stop_listener() {
 
 listener_log() {
 	cat "$BATS_FILE_TMPDIR/listener.log"
+}
+
+# end_barrier NAME...: the barriers this test meets, in order.  A test that fails half-way
+# meets the rest in teardown (end_barriers), so the other guest is not left waiting.
+end_barrier() {
+	END_BARRIERS=("$@")
+}
+
+end_barriers() {
+	local b
+	for b in "${END_BARRIERS[@]}"; do
+		barrier "$b" || return 1
+	done
+	END_BARRIERS=()
 }
