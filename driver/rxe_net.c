@@ -4,7 +4,13 @@
 #include <linux/ip.h>
 #include <linux/udp.h>
 #include <linux/inetdevice.h>
+#include <linux/ipv6.h>
+#include <net/addrconf.h>
 #include <net/ip.h>
+#include <net/ip6_checksum.h>
+#include <net/ip6_route.h>
+#include <net/ipv6.h>
+#include <net/ipv6_stubs.h>
 #include <net/route.h>
 #include <net/udp_tunnel.h>
 #include <rdma/ib_cache.h>
@@ -12,6 +18,7 @@
 #include "rxe.h"
 
 static struct socket *rxe_sock4;
+static struct socket *rxe_sock6;
 
 /* Work out source/destination IP, MAC and IP fields from an AH attribute (RoCE v2 only). */
 int rxe_av_from_attr(struct rxe_dev *dev, struct rxe_addr *av, const struct rdma_ah_attr *attr)
@@ -31,11 +38,16 @@ int rxe_av_from_attr(struct rxe_dev *dev, struct rxe_addr *av, const struct rdma
 	memset(av, 0, sizeof(*av));
 	rdma_gid2ip(&s.sa, &grh->sgid_attr->gid);
 	rdma_gid2ip(&d.sa, &grh->dgid);
-	if (s.sa.sa_family != AF_INET || d.sa.sa_family != AF_INET)
-		return -EAFNOSUPPORT;	/* IPv6 GIDs are not supported yet */
-	av->family = AF_INET;
-	av->saddr.v4 = s.in.sin_addr.s_addr;
-	av->daddr.v4 = d.in.sin_addr.s_addr;
+	if (s.sa.sa_family != d.sa.sa_family)
+		return -EINVAL;		/* IPv4 to IPv6 or the other way round */
+	av->family = s.sa.sa_family;
+	if (av->family == AF_INET) {
+		av->saddr.v4 = s.in.sin_addr.s_addr;
+		av->daddr.v4 = d.in.sin_addr.s_addr;
+	} else {
+		av->saddr.v6 = s.in6.sin6_addr;
+		av->daddr.v6 = d.in6.sin6_addr;
+	}
 	memcpy(av->dmac, attr->roce.dmac, ETH_ALEN);
 	av->ttl = grh->hop_limit ? grh->hop_limit : 64;
 	av->tos = grh->traffic_class;
@@ -50,7 +62,7 @@ struct sk_buff *rxe_pkt_alloc(struct rxe_dev *dev, const struct rxe_addr *av, u8
 	const struct rxe_opinfo *info = &rxe_opinfo[opcode];
 	u32 pad = (-paylen) & 3;
 	u32 len = info->hdr_len + paylen + pad + RXE_ICRC_SIZE;
-	unsigned int head = LL_RESERVED_SPACE(dev->ndev) + sizeof(struct iphdr) +
+	unsigned int head = LL_RESERVED_SPACE(dev->ndev) + sizeof(struct ipv6hdr) +
 			    sizeof(struct udphdr);
 	struct sk_buff *skb;
 
@@ -79,12 +91,10 @@ void rxe_bth_init(struct sk_buff *skb, u8 opcode, bool se, u32 qpn, bool ackreq,
 	bth->apsn = cpu_to_be32((ackreq ? BTH_ACKREQ : 0) | (psn & RXE_PSN_MASK));
 }
 
-static void rxe_push_headers(struct sk_buff *skb, const struct rxe_addr *av, u16 sport,
-			     struct net *net)
+static void rxe_push_udp(struct sk_buff *skb, u16 sport)
 {
 	unsigned int len = skb->len;
 	struct udphdr *uh;
-	struct iphdr *iph;
 
 	skb_push(skb, sizeof(*uh));
 	skb_reset_transport_header(skb);
@@ -92,7 +102,12 @@ static void rxe_push_headers(struct sk_buff *skb, const struct rxe_addr *av, u16
 	uh->source = htons(sport);
 	uh->dest = htons(RXE_UDP_PORT);
 	uh->len = htons(len + sizeof(*uh));
-	uh->check = 0;		/* RoCE v2 over IPv4: the ICRC protects the payload */
+	uh->check = 0;		/* IPv4: the ICRC protects the payload; IPv6: set after the ICRC */
+}
+
+static void rxe_push_ip4(struct sk_buff *skb, const struct rxe_addr *av, struct net *net)
+{
+	struct iphdr *iph;
 
 	skb_push(skb, sizeof(*iph));
 	skb_reset_network_header(skb);
@@ -114,6 +129,36 @@ static void rxe_push_headers(struct sk_buff *skb, const struct rxe_addr *av, u16
 	skb->ip_summed = CHECKSUM_NONE;
 }
 
+static void rxe_push_ip6(struct sk_buff *skb, const struct rxe_addr *av)
+{
+	struct ipv6hdr *ip6;
+
+	skb_push(skb, sizeof(*ip6));
+	skb_reset_network_header(skb);
+	ip6 = ipv6_hdr(skb);
+	ip6_flow_hdr(ip6, av->tos, cpu_to_be32(av->flow_label & 0xfffff));
+	ip6->payload_len = htons(skb->len - sizeof(*ip6));
+	ip6->nexthdr = IPPROTO_UDP;
+	ip6->hop_limit = av->ttl;
+	ip6->saddr = av->saddr.v6;
+	ip6->daddr = av->daddr.v6;
+	skb->protocol = htons(ETH_P_IPV6);
+	skb->ip_summed = CHECKSUM_NONE;
+}
+
+/* IPv6 requires a UDP checksum; it covers the ICRC, so it is computed last. */
+static void rxe_udp6_csum(struct sk_buff *skb)
+{
+	struct udphdr *uh = udp_hdr(skb);
+	unsigned int len = ntohs(uh->len);
+
+	uh->check = 0;
+	uh->check = csum_ipv6_magic(&ipv6_hdr(skb)->saddr, &ipv6_hdr(skb)->daddr, len,
+				    IPPROTO_UDP, csum_partial(uh, len, 0));
+	if (!uh->check)
+		uh->check = CSUM_MANGLED_0;
+}
+
 static void rxe_set_icrc(struct sk_buff *skb)
 {
 	u8 *bth = skb_transport_header(skb) + sizeof(struct udphdr);
@@ -123,13 +168,17 @@ static void rxe_set_icrc(struct sk_buff *skb)
 }
 
 /* Hand a packet addressed to one of this host's addresses straight to the receive path. */
-static int rxe_loopback(struct net *net, struct sk_buff *skb, __be32 daddr)
+static int rxe_loopback(struct rxe_dev *dev, struct net *net, struct sk_buff *skb,
+			const struct rxe_addr *av)
 {
-	struct net_device *ndev;
+	struct net_device *ndev = NULL;
 	struct ib_device *ib = NULL;
 
 	rcu_read_lock();
-	ndev = __ip_dev_find(net, daddr, false);
+	if (av->family == AF_INET)
+		ndev = __ip_dev_find(net, av->daddr.v4, false);
+	else if (ipv6_chk_addr(net, &av->daddr.v6, dev->ndev, 0))
+		ndev = dev->ndev;
 	if (ndev)
 		ib = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
 	rcu_read_unlock();
@@ -137,10 +186,40 @@ static int rxe_loopback(struct net *net, struct sk_buff *skb, __be32 daddr)
 		kfree_skb(skb);
 		return -EHOSTUNREACH;
 	}
-	skb_pull(skb, sizeof(struct iphdr));
+	skb_pull(skb, skb_transport_offset(skb));
 	rxe_rcv(to_rdev(ib), skb);
 	ib_device_put(ib);
 	return 0;
+}
+
+static bool rxe_is_local(struct net *net, const struct rxe_addr *av)
+{
+	if (av->family == AF_INET)
+		return inet_addr_type(net, av->daddr.v4) == RTN_LOCAL;
+	return ipv6_chk_addr(net, &av->daddr.v6, NULL, 0);
+}
+
+static int rxe_send6(struct rxe_dev *dev, struct net *net, const struct rxe_addr *av,
+		     struct sk_buff *skb)
+{
+	struct flowi6 fl = {};
+	struct dst_entry *dst;
+	int err;
+
+	fl.flowi6_oif = dev->ndev->ifindex;
+	fl.daddr = av->daddr.v6;
+	fl.saddr = av->saddr.v6;
+	fl.flowi6_proto = IPPROTO_UDP;
+	dst = ipv6_stub->ipv6_dst_lookup_flow(net, rxe_sock6 ? rxe_sock6->sk : NULL, &fl, NULL);
+	if (IS_ERR(dst)) {
+		kfree_skb(skb);
+		return PTR_ERR(dst);
+	}
+	skb_dst_set(skb, dst);
+	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+	skb->dev = dst->dev;
+	err = ip6_local_out(net, rxe_sock6 ? rxe_sock6->sk : NULL, skb);
+	return net_xmit_eval(err) ? -EAGAIN : 0;
 }
 
 /*
@@ -154,14 +233,20 @@ int rxe_pkt_send(struct rxe_dev *dev, const struct rxe_addr *av, u16 sport, stru
 	struct rtable *rt;
 	int err;
 
-	if (av->family != AF_INET) {
-		kfree_skb(skb);
-		return -EAFNOSUPPORT;
-	}
-	if (inet_addr_type(net, av->daddr.v4) == RTN_LOCAL) {
-		rxe_push_headers(skb, av, sport, net);
+	rxe_push_udp(skb, sport);
+	if (rxe_is_local(net, av)) {
+		if (av->family == AF_INET)
+			rxe_push_ip4(skb, av, net);
+		else
+			rxe_push_ip6(skb, av);
 		rxe_set_icrc(skb);
-		return rxe_loopback(net, skb, av->daddr.v4);
+		return rxe_loopback(dev, net, skb, av);
+	}
+	if (av->family == AF_INET6) {
+		rxe_push_ip6(skb, av);
+		rxe_set_icrc(skb);
+		rxe_udp6_csum(skb);
+		return rxe_send6(dev, net, av, skb);
 	}
 
 	fl.flowi4_oif = dev->ndev->ifindex;
@@ -175,7 +260,7 @@ int rxe_pkt_send(struct rxe_dev *dev, const struct rxe_addr *av, u16 sport, stru
 		return PTR_ERR(rt);
 	}
 	skb_dst_set(skb, &rt->dst);
-	rxe_push_headers(skb, av, sport, net);
+	rxe_push_ip4(skb, av, net);
 	rxe_set_icrc(skb);
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 	skb->dev = rt->dst.dev;
@@ -191,6 +276,7 @@ int rxe_pkt_send(struct rxe_dev *dev, const struct rxe_addr *av, u16 sport, stru
 void rxe_rcv(struct rxe_dev *dev, struct sk_buff *skb)
 {
 	const struct iphdr *iph = ip_hdr(skb);
+	int nhlen = skb->data - skb_network_header(skb);
 	struct rxe_pkt *pkt = rxe_pkt(skb);
 	const struct rxe_opinfo *info;
 	struct rxe_bth *bth;
@@ -198,9 +284,10 @@ void rxe_rcv(struct rxe_dev *dev, struct sk_buff *skb)
 	unsigned int len, pad;
 	bool queued = false;
 
-	if (skb_network_header_len(skb) < 0 ||
-	    skb->data - skb_network_header(skb) != sizeof(struct iphdr) ||
-	    iph->version != 4 || iph->ihl != 5)
+	/* The UDP header follows an option-less IPv4 header or a bare IPv6 header. */
+	if (!((nhlen == sizeof(struct iphdr) && iph->version == 4 && iph->ihl == 5) ||
+	      (nhlen == sizeof(struct ipv6hdr) && iph->version == 6 &&
+	       ipv6_hdr(skb)->nexthdr == IPPROTO_UDP)))
 		goto drop;
 	if (skb->len < sizeof(struct udphdr) + sizeof(struct rxe_bth) + RXE_ICRC_SIZE)
 		goto drop;
@@ -271,6 +358,29 @@ static int rxe_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 	return 0;
 }
 
+/* An IPv6-only UDP socket on 4791 that accepts zero checksums (the ICRC covers the data). */
+static int rxe_sock6_create(struct net *net, struct socket **sockp)
+{
+	struct sockaddr_in6 addr = { .sin6_family = AF_INET6,
+				     .sin6_port = htons(RXE_UDP_PORT) };
+	struct socket *sock;
+	int err;
+
+	err = sock_create_kern(net, AF_INET6, SOCK_DGRAM, 0, &sock);
+	if (err)
+		return err;
+	err = ip6_sock_set_v6only(sock->sk);
+	if (!err)
+		err = kernel_bind(sock, (struct sockaddr *)&addr, sizeof(addr));
+	if (err) {
+		sock_release(sock);
+		return err;
+	}
+	udp_set_no_check6_rx(sock->sk, true);
+	*sockp = sock;
+	return 0;
+}
+
 int rxe_net_init(void)
 {
 	struct udp_tunnel_sock_cfg tcfg = {};
@@ -288,11 +398,25 @@ int rxe_net_init(void)
 	tcfg.encap_type = 1;
 	tcfg.encap_rcv = rxe_udp_encap_recv;
 	setup_udp_tunnel_sock(&init_net, rxe_sock4, &tcfg);
+
+	err = rxe_sock6_create(&init_net, &rxe_sock6);
+	if (err) {
+		/* IPv4 still works; IPv6 GIDs then only reach local addresses. */
+		pr_warn("no IPv6 UDP socket on port %d (%d): RoCE v2 over IPv6 is receive-disabled\n",
+			RXE_UDP_PORT, err);
+		rxe_sock6 = NULL;
+		return 0;
+	}
+	setup_udp_tunnel_sock(&init_net, rxe_sock6, &tcfg);
 	return 0;
 }
 
 void rxe_net_exit(void)
 {
+	if (rxe_sock6) {
+		udp_tunnel_sock_release(rxe_sock6);
+		rxe_sock6 = NULL;
+	}
 	if (rxe_sock4) {
 		udp_tunnel_sock_release(rxe_sock4);
 		rxe_sock4 = NULL;

@@ -2,6 +2,7 @@
 /* rxe_resp.c - responder: execute incoming requests into receive WQEs and MRs, answer them. */
 
 #include <linux/ip.h>
+#include <linux/ipv6.h>
 #include "rxe.h"
 
 /* Forget a partly received message (QP reset or destroy). */
@@ -382,8 +383,11 @@ static void rxe_resp_ud(struct rxe_qp *qp, struct sk_buff *skb)
 		rxe_post_recv_wc(qp, IB_WC_LOC_LEN_ERR, IB_WC_RECV, 0, NULL, 0, 0);
 		return;
 	}
-	/* RoCE v2 over IPv4: the IPv4 header sits in the last 20 bytes of the GRH space. */
-	memcpy(grh + 20, ip_hdr(skb), sizeof(struct iphdr));
+	/* IPv6: the header is the GRH; IPv4: it sits in the last 20 bytes of the GRH space. */
+	if (ip_hdr(skb)->version == 4)
+		memcpy(grh + 20, ip_hdr(skb), sizeof(struct iphdr));
+	else
+		memcpy(grh, ipv6_hdr(skb), sizeof(grh));
 	err = rxe_sgl_copy(qp, qp->rwqe.sge, qp->rwqe.num_sge, &qp->w_cur_sge, &qp->w_sge_off,
 			   grh, sizeof(grh), true);
 	if (!err)
