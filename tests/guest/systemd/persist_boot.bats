@@ -39,6 +39,7 @@ mono_s() { # a unit's ActiveEnterTimestampMonotonic, in seconds
 	dev=$(mono_s 'sys-subsystem-net-devices-rxb0.device')
 	start=$(awk -v u="$(systemctl show -P InactiveExitTimestampMonotonic rxe@rxb0.service)" 'BEGIN { printf "%.3f", u / 1e6 }')
 	echo "# boot: sys-subsystem-net-devices-rxb0.device active at ${dev} s, rxe@rxb0 started at ${start} s, done at ${unit} s" >&3
+	echo "# boot: sysinit.target reached at $(mono_s sysinit.target) s, basic.target at $(mono_s basic.target) s" >&3
 }
 
 @test "the monitor runs and logged the device at boot" {
