@@ -122,6 +122,13 @@ loopback() {
 	[[ "$output" == *"65536"*"100"* ]]
 }
 
+@test "ibv_rc_pingpong and ib_read_bw also run over the IPv6 link-local GID (index 0)" {
+	loopback ibv_rc_pingpong -d rxe0 -g 0 -n 20 -s 65536 -c
+	[[ "$output" == *"20 iters"* ]]
+	loopback ib_read_bw -d rxe0 -x 0 -n 100
+	[[ "$output" == *"65536"*"100"* ]]
+}
+
 @test "the device can be deleted and the module removed after traffic" {
 	run -0 rdma link del rxe0
 	run -0 rmmod rdma_rxe

@@ -109,6 +109,11 @@ between() {
 	between at2 a ib_atomic_bw -d rxe0 -x "$(gid_index)" -n 100
 }
 
+@test "ibv_rc_pingpong over the IPv6 link-local GIDs, in both directions" {
+	between v6a b ibv_rc_pingpong -d rxe0 -g 0 -n 20 -s 8192 -c
+	between v6b a ibv_rc_pingpong -d rxe0 -g 0 -n 20 -s 8192 -c
+}
+
 @test "the kernel log has no WARNING, BUG, Oops, refcount or lockdep message" {
 	run dmesg
 	! grep -E 'WARNING|BUG|Oops|refcount|lockdep|circular locking|general protection' <<<"$output"
