@@ -28,8 +28,8 @@ static bool rxe_opcode_ok(struct rxe_qp *qp, u32 opcode)
 	}
 }
 
-/* Find an AH by number and copy its address vector. */
-static int rxe_ah_av(struct rxe_dev *dev, u32 ah_num, struct rxe_addr *av)
+/* Find an AH of the QP's PD by number and copy its address vector. */
+static int rxe_ah_av(struct rxe_dev *dev, struct ib_pd *pd, u32 ah_num, struct rxe_addr *av)
 {
 	struct rxe_ah *ah;
 	unsigned long flags;
@@ -37,7 +37,7 @@ static int rxe_ah_av(struct rxe_dev *dev, u32 ah_num, struct rxe_addr *av)
 
 	xa_lock_irqsave(&dev->ahs, flags);
 	ah = xa_load(&dev->ahs, ah_num);
-	if (ah) {
+	if (ah && ah->ib.pd == pd) {
 		*av = ah->av;
 		err = 0;
 	}
@@ -92,7 +92,7 @@ static void rxe_fetch_swqe(struct rxe_qp *qp, u32 idx)
 		if (qp->ib.qp_type != IB_QPT_RC) {
 			w->remote_qpn = hdr.wr.wr.ud.remote_qpn & RXE_QPN_MASK;
 			w->remote_qkey = hdr.wr.wr.ud.remote_qkey;
-			if (rxe_ah_av(qp->dev, hdr.wr.wr.ud.ah_num, &w->av)) {
+			if (rxe_ah_av(qp->dev, qp->ib.pd, hdr.wr.wr.ud.ah_num, &w->av)) {
 				w->bad_status = IB_WC_LOC_QP_OP_ERR;
 				return;
 			}
