@@ -60,6 +60,12 @@ port_state() {
 	[[ "$(cat /sys/class/infiniband/rxe0/fw_ver)" == rxectl-bundled-* ]]
 }
 
+@test "the kernel's MAD layer gets its GSI QP (QPN 1) on the new device, in RTS" {
+	run -0 rdma link add rxe0 type rxe netdev eth0
+	run -0 rdma res show qp link rxe0/1
+	[[ "$output" == *"lqpn 1 "*"type GSI"*"state RTS"* ]]
+}
+
 @test "a second link on the same netdev is refused" {
 	run -0 rdma link add rxe0 type rxe netdev eth0
 	run ! rdma link add rxv0 type rxe netdev eth0
