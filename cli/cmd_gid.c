@@ -75,10 +75,16 @@ static int describe(struct rxectl *ctx, const struct rxe_dev *d, struct rxe_deta
 	rxe_describe(ctx, d, det);
 	if (det->have_verbs)
 		return RXECTL_OK;
+	/* libibverbs cannot open it (no provider, no access to uverbs): sysfs has the table. */
+	log_debug("gid: libibverbs cannot open %s; reading its GID table from sysfs", d->name);
+	diag_sysfs_gids(d, &det->port);
+	det->gid_index = rxe_recommend_gid(det->port.gids, det->port.n_gids, det->addrs,
+					   det->n_addrs);
+	if (det->port.n_gids)
+		return RXECTL_OK;
 	rxe_details_free(det);
-	return log_error(RXECTL_FAIL, "libibverbs cannot open %s, so its GID table cannot be read; "
-			 "check that ib_uverbs is loaded and rdma-core's rxe provider is installed "
-			 "(`rxectl doctor %s` says which).", d->name, d->name);
+	return log_error(RXECTL_FAIL, "the GID table of %s cannot be read: libibverbs cannot open "
+			 "it and sysfs shows none; `rxectl doctor %s` says why.", d->name, d->name);
 }
 
 int cmd_gid(struct rxectl *ctx, int argc, char **argv)

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /* diag.c - picking the one RDMA device `rxectl gid` and `rxectl test` work on. */
+#include <net/if.h>
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <unistd.h>
 
 #include "diag.h"
 #include "log.h"
@@ -110,4 +114,52 @@ bool diag_find_uverbs(const char *ibdev, char *name, size_t len)
 	if (dir)
 		closedir(dir);
 	return found;
+}
+
+/* One line of a sysfs file into buf ("" if it cannot be read). */
+static void read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	buf[0] = '\0';
+	if (!f)
+		return;
+	if (!fgets(buf, (int)len, f))
+		buf[0] = '\0';
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+int diag_sysfs_gids(const struct rxe_dev *dev, struct verbs_port *p)
+{
+	const char *base = "/sys/class/infiniband";
+
+	for (unsigned int i = 0; i < 4096; i++) {
+		char path[192], buf[64], type[32], ndev[IF_NAMESIZE + 8];
+		struct verbs_gid g = { .index = i };
+		struct verbs_gid *v;
+
+		snprintf(path, sizeof(path), "%s/%s/ports/%u/gids/%u", base, dev->name, dev->port, i);
+		if (access(path, R_OK) != 0)
+			break;
+		read_line(path, buf, sizeof(buf));
+		if (inet_pton(AF_INET6, buf, g.raw) != 1 || !memcmp(g.raw, (uint8_t[16]){ 0 }, 16))
+			continue;	/* an empty slot */
+		snprintf(path, sizeof(path), "%s/%s/ports/%u/gid_attrs/types/%u", base, dev->name,
+			 dev->port, i);
+		read_line(path, type, sizeof(type));
+		snprintf(path, sizeof(path), "%s/%s/ports/%u/gid_attrs/ndevs/%u", base, dev->name,
+			 dev->port, i);
+		read_line(path, ndev, sizeof(ndev));
+		g.type = !strncmp(type, "RoCE v2", 7) ? GID_TYPE_ROCE_V2 :
+			 strstr(type, "RoCE v1") ? GID_TYPE_ROCE_V1 : GID_TYPE_IB;
+		g.ndev_ifindex = ndev[0] ? if_nametoindex(ndev) : 0;
+		verbs_gid_format(&g);
+		v = realloc(p->gids, (p->n_gids + 1) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		p->gids = v;
+		v[p->n_gids++] = g;
+	}
+	return 0;
 }

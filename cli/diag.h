@@ -17,4 +17,12 @@ int diag_pick_device(struct rxectl *ctx, const char *cmd, const char *arg, struc
 /* The uverbs character device of an RDMA device, from sysfs ("uverbs0"); false if none. */
 bool diag_find_uverbs(const char *ibdev, char *name, size_t len);
 
+/*
+ * The GID table of port dev->port from sysfs, appended to p->gids (free with
+ * verbs_port_free()): for when libibverbs cannot open the device (no provider,
+ * no access to its uverbs node), since reading sysfs needs no privilege.
+ * Empty slots are skipped.  0 or -ENOMEM.
+ */
+int diag_sysfs_gids(const struct rxe_dev *dev, struct verbs_port *p);
+
 #endif

@@ -476,58 +476,16 @@ static void check_port(struct doctor *d, const struct rxe_dev *dev, const struct
 			  ni->name);
 }
 
-/*
- * The GID table from sysfs, for when libibverbs cannot open the device (no
- * provider, no access to the uverbs node): reading it needs no privilege.
- * Empty slots read as all zeros and have no type.
- */
-static void sysfs_gids(const struct rxe_dev *dev, struct rxe_details *det)
-{
-	for (unsigned int i = 0; i < 4096; i++) {
-		char path[192], buf[64] = "", type[32] = "";
-		struct verbs_gid g = { .index = i };
-		struct verbs_gid *v;
-		FILE *f;
-
-		snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%u/gids/%u", dev->name,
-			 dev->port, i);
-		f = fopen(path, "r");
-		if (!f)
-			break;
-		if (!fgets(buf, sizeof(buf), f))
-			buf[0] = '\0';
-		fclose(f);
-		buf[strcspn(buf, "\n")] = '\0';
-		if (inet_pton(AF_INET6, buf, g.raw) != 1 || !memcmp(g.raw, (uint8_t[16]){ 0 }, 16))
-			continue;
-		snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%u/gid_attrs/types/%u",
-			 dev->name, dev->port, i);
-		f = fopen(path, "r");
-		if (f) {
-			if (!fgets(type, sizeof(type), f))
-				type[0] = '\0';
-			fclose(f);
-		}
-		g.type = !strncmp(type, "RoCE v2", 7) ? GID_TYPE_ROCE_V2 :
-			 strstr(type, "RoCE v1") ? GID_TYPE_ROCE_V1 : GID_TYPE_IB;
-		verbs_gid_format(&g);
-		v = realloc(det->port.gids, (det->port.n_gids + 1) * sizeof(*v));
-		if (!v)
-			break;
-		det->port.gids = v;
-		v[det->port.n_gids++] = g;
-	}
-	det->gid_index = rxe_recommend_gid(det->port.gids, det->port.n_gids, det->addrs,
-					   det->n_addrs);
-}
-
 static void check_gid(struct doctor *d, const struct rxe_dev *dev, struct rxe_details *det,
 		      bool netdev_exists)
 {
 	const struct verbs_gid *rec = NULL;
 
-	if (!det->have_verbs)
-		sysfs_gids(dev, det);
+	if (!det->have_verbs) {
+		diag_sysfs_gids(dev, &det->port);
+		det->gid_index = rxe_recommend_gid(det->port.gids, det->port.n_gids, det->addrs,
+						   det->n_addrs);
+	}
 	if (!det->have_verbs && det->port.n_gids == 0) {
 		ADD(d, "gid.rocev2", CHECK_SKIP, dev->name, NULL,
 		    "skipped: libibverbs cannot open %s and sysfs shows no GID table for it, so its "

@@ -135,6 +135,16 @@ sysfs_v4_index() {
 		<<<"$output" >/dev/null
 }
 
+@test "gid as a user who may not open the uverbs node reads the same table from sysfs" {
+	run -0 "$RXECTL" up eth0
+	run -0 --separate-stderr "$RXECTL" gid rxe_eth0 --json
+	want=$output
+	chmod 0600 /dev/infiniband/uverbs0
+	run -0 --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups "$RXECTL" gid rxe_eth0 --json
+	chmod 0666 /dev/infiniband/uverbs0
+	[ "$(jq -S . <<<"$output")" = "$(jq -S . <<<"$want")" ]
+}
+
 @test "gid --index-only without an address fails with exit 1 and says to add one" {
 	run -0 "$RXECTL" up eth0
 	ip addr flush dev eth0
