@@ -66,6 +66,15 @@ port_state() {
 	[[ "$output" == *"lqpn 1 "*"type GSI"*"state RTS"* ]]
 }
 
+@test "a link with a name not starting with rxe still binds rdma-core's rxe provider (driver id)" {
+	run -0 rdma link add rxv0 type rxe netdev eth0
+	rdma link del rxv0
+	run -0 rdma link add foo0 type rxe netdev eth0
+	run -0 ibv_devinfo -d foo0
+	[[ "$output" == *"PORT_ACTIVE"* ]]
+	rdma link del foo0
+}
+
 @test "a second link on the same netdev is refused" {
 	run -0 rdma link add rxe0 type rxe netdev eth0
 	run ! rdma link add rxv0 type rxe netdev eth0

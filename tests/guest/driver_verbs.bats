@@ -129,6 +129,15 @@ loopback() {
 	[[ "$output" == *"65536"*"100"* ]]
 }
 
+@test "rxectl status calls the driver bundled, and rxectl test passes every RC operation" {
+	local rxectl="$BATS_TEST_DIRNAME/../../rxectl"
+	[ -x "$rxectl" ] || skip "rxectl not built"
+	run -0 "$rxectl" --json status
+	[[ "$output" == *'"driver": "bundled"'* ]]
+	run -0 timeout 300 "$rxectl" test
+	[[ "$output" == *"result: pass"* ]]
+}
+
 @test "the device can be deleted and the module removed after traffic" {
 	run -0 rdma link del rxe0
 	run -0 rmmod rdma_rxe
