@@ -945,6 +945,8 @@ static void handle_request(struct listener *ls, struct rdma_cm_event *ev)
 		return;
 	}
 	/* ESTABLISHED; other clients knocking meanwhile are turned away. */
+	const char *cm_why = "RDMA CM error";
+
 	for (;;) {
 		r = wait_cm(ls->ch, ls->sigfd, now_ns() + (int64_t)ls->o->timeout * 1000000000, &e2);
 		if (r <= 0)
@@ -956,6 +958,10 @@ static void handle_request(struct listener *ls, struct rdma_cm_event *ev)
 			break;
 		}
 		/* Anything else about ours (REJECTED, CONNECT_ERROR, ...) ends it. */
+		if (mine && (e2->event == RDMA_CM_EVENT_CONNECT_ERROR ||
+			     e2->event == RDMA_CM_EVENT_UNREACHABLE))
+			cm_why = "it never confirmed our reply; inbound UDP 4791 may be filtered on "
+				 "its side";
 		if (serve_cm_event(ls, &c, e2) || mine) {
 			r = -EIO;
 			break;
@@ -965,7 +971,8 @@ static void handle_request(struct listener *ls, struct rdma_cm_event *ev)
 		ls->stop = true;
 	if (r <= 0) {
 		out_text(ls->ctx->out, "%s: the connection did not come up (%s)\n", who,
-			 r == 0 ? "timeout" : r == -EINTR ? "signal" : "RDMA CM error");
+			 r == 0 ? "no confirmation before the timeout" : r == -EINTR ? "signal" :
+			 cm_why);
 	} else {
 		out_text(ls->ctx->out, "%s: connected (%s, %s, netdev MTU %u, RoCE MTU %u)\n", who,
 			 cf.device, ping_driver_str(cf.driver), cf.netdev_mtu, cf.active_mtu);

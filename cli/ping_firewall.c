@@ -89,11 +89,11 @@ enum ping_fw ping_local_firewall(char *finding, size_t len)
 		return PING_FW_OPEN;
 	}
 	if (f.handle >= 0)
-		snprintf(finding, len, "nftables %s table %s, chain %s, rule `%s` %s it (see `rxectl "
-			 "doctor`)", f.family, f.table, f.chain, f.rule,
+		snprintf(finding, len, "nftables %s table %s, chain %s, rule `%s` %s it",
+			 f.family, f.table, f.chain, f.rule,
 			 f.verdict == FW_DROP ? "drops" : "may drop");
 	else
-		snprintf(finding, len, "nftables %s table %s, chain %s has policy drop (see `rxectl "
-			 "doctor`)", f.family, f.table, f.chain);
+		snprintf(finding, len, "nftables %s table %s, chain %s has policy drop",
+			 f.family, f.table, f.chain);
 	return f.verdict == FW_DROP ? PING_FW_FILTERED : PING_FW_UNKNOWN;
 }
