@@ -316,8 +316,10 @@ void rxe_rcv(struct rxe_dev *dev, struct sk_buff *skb)
 	pkt->se = !!(bth->flags & BTH_SE);
 
 	if (get_unaligned_le32(skb->data + len - RXE_ICRC_SIZE) !=
-	    rxe_icrc(skb_network_header(skb), skb->data, len - RXE_ICRC_SIZE))
+	    rxe_icrc(skb_network_header(skb), skb->data, len - RXE_ICRC_SIZE)) {
+		rxe_dbg(dev, "bad ICRC, opcode 0x%02x qpn %u\n", pkt->opcode, pkt->qpn);
 		goto drop;
+	}
 
 	rcu_read_lock();
 	qp = xa_load(&dev->qps, pkt->qpn);
