@@ -4,23 +4,15 @@
 # (run in the VM test bed after `make driver`).
 
 bats_require_minimum_version 1.5.0
+load lib
 
 setup_file() {
-	[ -d /sys/class/net/eth0 ] || skip "not in the test bed guest (no eth0)"
-	KO="$BATS_TEST_DIRNAME/../../driver/rdma_rxe.ko"
-	[ -f "$KO" ] || skip "driver not built (make driver)"
-	[ "$(modinfo -F vermagic "$KO" | cut -d' ' -f1)" = "$(uname -r)" ] ||
-		skip "driver built for another kernel"
-	! grep -q '^rdma_rxe ' /proc/modules || rmmod rdma_rxe
-	modprobe ib_uverbs
-	modprobe udp_tunnel
-	insmod "$KO"
+	require_guest
+	load_bundled_driver
 }
 
 setup() {
-	RXECTL="$BATS_TEST_DIRNAME/../../rxectl"
-	export RXECTL_CONFIG="$BATS_TEST_TMPDIR/rxe.conf"
-	: > "$RXECTL_CONFIG"
+	use_empty_config
 }
 
 teardown() {

@@ -4,13 +4,13 @@
 # netdev as missing until `rxectl up` (run in the VM test bed).
 
 bats_require_minimum_version 1.5.0
+load lib
 
 setup_file() {
-	[ -d /sys/class/net/eth0 ] || skip "not in the test bed guest (no eth0)"
+	require_guest
 }
 
 setup() {
-	RXECTL="$BATS_TEST_DIRNAME/../../rxectl"
 	export RXECTL_CONFIG="$BATS_TEST_TMPDIR/rxe.conf"
 	printf '# test\n[rxm0]\n' > "$RXECTL_CONFIG"
 }

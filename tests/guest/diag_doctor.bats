@@ -4,15 +4,14 @@
 # for real (tests/vm/vm-run -- bats tests/guest/diag_doctor.bats).  eth0 is up with 192.0.2.1/24.
 
 bats_require_minimum_version 1.5.0
+load lib
 
 setup_file() {
-	[ -d /sys/class/net/eth0 ] || skip "not in the test bed guest (no eth0)"
+	require_guest
 }
 
 setup() {
-	RXECTL="$BATS_TEST_DIRNAME/../../rxectl"
-	export RXECTL_CONFIG="$BATS_TEST_TMPDIR/rxe.conf"
-	: > "$RXECTL_CONFIG"
+	use_empty_config
 }
 
 teardown() {

@@ -4,15 +4,14 @@
 # (tests/vm/vm-run -- bats tests/guest/diag_test.bats).  eth0 is up with 192.0.2.1/24.
 
 bats_require_minimum_version 1.5.0
+load lib
 
 setup_file() {
-	[ -d /sys/class/net/eth0 ] || skip "not in the test bed guest (no eth0)"
+	require_guest
 }
 
 setup() {
-	RXECTL="$BATS_TEST_DIRNAME/../../rxectl"
-	export RXECTL_CONFIG="$BATS_TEST_TMPDIR/rxe.conf"
-	: > "$RXECTL_CONFIG"
+	use_empty_config
 }
 
 teardown() {
@@ -153,13 +152,7 @@ sysfs_v4_index() {
 }
 
 @test "test passes every operation on the bundled driver too, and doctor names it" {
-	ko="$BATS_TEST_DIRNAME/../../driver/rdma_rxe.ko"
-	[ -f "$ko" ] || skip "driver not built (make driver)"
-	! grep -q '^rdma_rxe ' /proc/modules || rmmod rdma_rxe
-	modprobe ib_uverbs
-	modprobe udp_tunnel
-	modprobe ip6_udp_tunnel
-	insmod "$ko"
+	load_bundled_driver
 	run -0 "$RXECTL" up eth0
 	run -0 "$RXECTL" test rxe_eth0
 	out=$output
