@@ -280,6 +280,7 @@ struct rxe_qp {
 	u32			acked_psn;	/* oldest PSN not yet acknowledged */
 	u32			pkts_since_ackreq;
 	int			retry_left;
+	u8			retry_backoff;	/* consecutive timeouts: timer doubles */
 	int			rnr_left;
 	bool			rnr_wait;
 	bool			retry_fire;

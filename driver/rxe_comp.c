@@ -37,6 +37,7 @@ static void rxe_ack_upto(struct rxe_qp *qp, u32 psn)
 	if (rxe_psn_diff(limit, qp->acked_psn) > 0 && rxe_psn_diff(limit, qp->req_psn) <= 0) {
 		qp->acked_psn = limit;
 		qp->retry_left = qp->attr.retry_cnt;
+		qp->retry_backoff = 0;
 	}
 }
 
@@ -199,6 +200,7 @@ void rxe_comp_timeout(struct rxe_qp *qp)
 		return;
 	}
 	qp->retry_left--;
+	qp->retry_backoff++;
 	rxe_dbg_qp(qp, "retransmit timeout: psn %u acked %u, %d retries left\n", qp->req_psn,
 		   qp->acked_psn, qp->retry_left);
 	rxe_rewind(qp);

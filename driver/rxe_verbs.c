@@ -525,7 +525,8 @@ void rxe_qp_work(struct work_struct *work)
 		else
 			rxe_completer(qp, skb);
 	}
-	if (READ_ONCE(qp->retry_fire)) {
+	/* Acknowledgements still queued here are not a timeout: take them first. */
+	if (READ_ONCE(qp->retry_fire) && skb_queue_empty(&qp->rxq) && !qp->rd_active) {
 		WRITE_ONCE(qp->retry_fire, false);
 		if (qp->state == IB_QPS_RTS)
 			rxe_comp_timeout(qp);
@@ -534,7 +535,7 @@ void rxe_qp_work(struct work_struct *work)
 		rxe_flush(qp);
 	else if (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD)
 		rxe_requester(qp);
-	if (!skb_queue_empty(&qp->rxq) || qp->rd_active)
+	if (!skb_queue_empty(&qp->rxq) || qp->rd_active || READ_ONCE(qp->retry_fire))
 		queue_work(rxe_wq, &qp->work);
 out:
 	mutex_unlock(&qp->lock);
