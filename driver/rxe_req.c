@@ -181,6 +181,9 @@ void rxe_rewind(struct rxe_qp *qp)
 
 void rxe_complete_swqe(struct rxe_qp *qp, struct rxe_swqe *w, enum ib_wc_status status)
 {
+	if (status != IB_WC_SUCCESS && status != IB_WC_WR_FLUSH_ERR)
+		rxe_dbg_qp(qp, "send WQE opcode %u completes with %s\n", w->opcode,
+			   ib_wc_status_msg(status));
 	if (status != IB_WC_SUCCESS || qp->sig_all || (w->flags & IB_SEND_SIGNALED)) {
 		struct ib_uverbs_wc wc = {};
 

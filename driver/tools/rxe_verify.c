@@ -8,6 +8,7 @@
  */
 #include <arpa/inet.h>
 #include <infiniband/verbs.h>
+#include <rdma/ib_user_verbs.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -370,6 +371,65 @@ static int t_flush(void)
 	return 0;
 }
 
+/*
+ * Hostile send queues: fill every slot of both QPs' send rings (the uverbs mappings whose
+ * element size is that of a send WQE) with random bytes and set the producer index to a
+ * random value, then ring the doorbell, 20 times. The kernel must turn all of it into error
+ * completions and a QP in the error state; the caller checks afterwards that it survived.
+ */
+static int t_garbage_sq(void)
+{
+	char line[512];
+	FILE *maps = fopen("/proc/self/maps", "r");
+	struct ibv_wc wc[16];
+	unsigned int seed = (unsigned int)time(NULL);
+	int round, k, rings = 0;
+
+	if (!maps)
+		die("no /proc/self/maps");
+	for (round = 0; round < 20; round++) {
+		rewind(maps);
+		while (fgets(line, sizeof(line), maps)) {
+			unsigned long a, b;
+			uint32_t *hdr;
+			uint8_t *p;
+
+			if (!strstr(line, "uverbs") || sscanf(line, "%lx-%lx", &a, &b) != 2)
+				continue;
+			hdr = (uint32_t *)a;
+			if (hdr[0] != 9)	/* log2_elem_size of a 512-byte send WQE slot */
+				continue;
+			for (p = (uint8_t *)a + 384; p < (uint8_t *)b; p++)
+				*p = (uint8_t)rand_r(&seed);
+			__atomic_store_n(&hdr[32], (uint32_t)rand_r(&seed) & hdr[1], __ATOMIC_RELEASE);
+			rings += !round;
+		}
+		if (rings != 2)
+			die("found %d send rings to scribble on, wanted 2", rings);
+		for (k = 0; k < 2; k++) {
+			struct {
+				struct ib_uverbs_cmd_hdr hdr;
+				struct ib_uverbs_post_send ps;
+			} cmd = {};
+			struct ib_uverbs_post_send_resp resp;
+
+			/* the provider's doorbell: POST_SEND with no work requests */
+			cmd.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
+			cmd.hdr.in_words = sizeof(cmd) / 4;
+			cmd.hdr.out_words = sizeof(resp) / 4;
+			cmd.ps.response = (uintptr_t)&resp;
+			cmd.ps.qp_handle = qp[k]->handle;
+			cmd.ps.wqe_size = sizeof(struct ibv_send_wr);
+			if (write(ctx->cmd_fd, &cmd, sizeof(cmd)) != sizeof(cmd))
+				die("doorbell");
+			ibv_poll_cq(cq[k], 16, wc);
+		}
+		usleep(20000);
+	}
+	fclose(maps);
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(void);
@@ -387,6 +447,7 @@ static const struct {
 	{ "rnr-retry", t_rnr_retry, 7 },
 	{ "rnr-exceeded", t_rnr_exceeded, 1 },
 	{ "flush", t_flush, 7 },
+	{ "garbage-sq", t_garbage_sq, 7 },
 };
 
 int main(int argc, char **argv)

@@ -91,6 +91,11 @@ verify() {
 	verify flush
 }
 
+@test "random bytes in the shared send rings become error completions, not kernel faults" {
+	verify garbage-sq
+	verify write-read
+}
+
 @test "the kernel log has no WARNING, BUG, Oops, refcount or lockdep message" {
 	run dmesg
 	! grep -E 'WARNING|BUG|Oops|refcount|lockdep|circular locking|general protection' <<<"$output"
