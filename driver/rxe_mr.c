@@ -196,9 +196,13 @@ void *rxe_mr_map8(struct rxe_mr *mr, u64 va)
 		return NULL;
 	if (mr->dma)
 		return (void *)(uintptr_t)va;
+	/*
+	 * The MR's iova need not share the alignment of the memory behind it: check the
+	 * alignment of the real address too, so an atomic never straddles two cache lines.
+	 */
 	off = va - mr->iova + mr->page_off;
 	pg = off >> PAGE_SHIFT;
-	if (pg >= mr->npages || (off & ~PAGE_MASK) > PAGE_SIZE - 8)
+	if (pg >= mr->npages || (off & 7))
 		return NULL;
 	return kmap_local_page(mr->pages[pg]) + (off & ~PAGE_MASK);
 }
