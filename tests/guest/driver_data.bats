@@ -5,16 +5,13 @@
 #   tests/vm/vm-run -- bats tests/guest/driver_data.bats
 
 bats_require_minimum_version 1.5.0
+load lib
 
 setup_file() {
-	[ -d /sys/class/net/eth0 ] || skip "not in the test bed guest (no eth0)"
-	[ -f "$BATS_TEST_DIRNAME/../../driver/rdma_rxe.ko" ] || skip "driver not built (make driver)"
-	! grep -q '^rdma_rxe ' /proc/modules || rmmod rdma_rxe
+	require_guest
 	gcc -O2 -Wall -o "$BATS_FILE_TMPDIR/rxe_verify" \
 		"$BATS_TEST_DIRNAME/../../driver/tools/rxe_verify.c" -libverbs
-	modprobe ib_uverbs
-	modprobe udp_tunnel
-	insmod "$BATS_TEST_DIRNAME/../../driver/rdma_rxe.ko"
+	load_bundled_driver
 	rdma link add rxe0 type rxe netdev eth0
 }
 

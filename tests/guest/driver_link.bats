@@ -5,22 +5,13 @@
 #   tests/vm/vm-run -- bats tests/guest/driver_link.bats
 
 bats_require_minimum_version 1.5.0
+load lib
 
-KO="$BATS_TEST_DIRNAME/../../driver/rdma_rxe.ko"
-
-load_bundled() {
-	modprobe ib_uverbs
-	modprobe udp_tunnel
-	insmod "$KO"
-}
+KO="$TOP/driver/rdma_rxe.ko"
 
 setup_file() {
-	[ -d /sys/class/net/eth0 ] || skip "not in the test bed guest (no eth0)"
-	[ -f "$BATS_TEST_DIRNAME/../../driver/rdma_rxe.ko" ] || skip "driver not built (make driver)"
-	! grep -q '^rdma_rxe ' /proc/modules || rmmod rdma_rxe
-	modprobe ib_uverbs
-	modprobe udp_tunnel
-	insmod "$BATS_TEST_DIRNAME/../../driver/rdma_rxe.ko"
+	require_guest
+	load_bundled_driver
 }
 
 teardown() {

@@ -5,14 +5,11 @@
 #   tests/vm/vm-run -- bats tests/guest/driver_verbs.bats
 
 bats_require_minimum_version 1.5.0
+load lib
 
 setup_file() {
-	[ -d /sys/class/net/eth0 ] || skip "not in the test bed guest (no eth0)"
-	[ -f "$BATS_TEST_DIRNAME/../../driver/rdma_rxe.ko" ] || skip "driver not built (make driver)"
-	! grep -q '^rdma_rxe ' /proc/modules || rmmod rdma_rxe
-	modprobe ib_uverbs
-	modprobe udp_tunnel
-	insmod "$BATS_TEST_DIRNAME/../../driver/rdma_rxe.ko"
+	require_guest
+	load_bundled_driver
 	rdma link add rxe0 type rxe netdev eth0
 }
 
@@ -130,7 +127,7 @@ loopback() {
 }
 
 @test "rxectl status calls the driver bundled, and rxectl test passes every RC operation" {
-	local rxectl="$BATS_TEST_DIRNAME/../../rxectl"
+	local rxectl="$RXECTL"
 	[ -x "$rxectl" ] || skip "rxectl not built"
 	run -0 "$rxectl" --json status
 	[[ "$output" == *'"driver": "bundled"'* ]]

@@ -5,8 +5,8 @@
 # both directions (so each driver is requester and responder).  Small counts: TCG guests.
 
 bats_require_minimum_version 1.5.0
+load ../lib
 
-KO="$BATS_TEST_DIRNAME/../../../driver/rdma_rxe.ko"
 
 # barrier NAME: wait until both guests reached NAME.
 barrier() {
@@ -21,12 +21,10 @@ barrier() {
 
 setup_file() {
 	[ -n "${VM_ROLE:-}" ] || skip "not in a pair of test bed guests"
-	[ -f "$KO" ] || skip "driver not built (make driver)"
-	modprobe ib_uverbs
-	modprobe udp_tunnel
 	if [ "$VM_ROLE" = a ]; then
-		insmod "$KO"
+		load_bundled_driver
 	else
+		modprobe ib_uverbs
 		modprobe rdma_rxe
 	fi
 	rdma link add rxe0 type rxe netdev eth0
