@@ -119,6 +119,27 @@ static int run_cmd(struct rxectl *ctx, rxectl_cmd_fn fn, int argc, char **argv)
 	return fn(ctx, argc, argv);
 }
 
+/*
+ * What enable and disable share before they edit: their arguments, no --json, the unit name,
+ * and the config file's text and parse.  Returns -1 to go on, else the exit code.
+ */
+static int begin_edit(struct rxectl *ctx, const char *cmd, int argc, char **argv,
+		      const char **netdev, const char **name, bool *now_, char *unit,
+		      size_t unit_len, char **text, struct rxe_conf *conf)
+{
+	int ret;
+
+	ret = parse_args(cmd, argc, argv, netdev, name, now_);
+	if (ret >= 0)
+		return ret;
+	if (ctx->json)
+		return rxectl_usage_error(cmd, "%s has no JSON output; `rxectl status --json` "
+					  "shows the state afterwards.", cmd);
+	if (sdbus_rxe_unit(*netdev, unit, unit_len) < 0)
+		return log_error(RXECTL_USAGE, "netdev name '%s' is too long for a unit name.", *netdev);
+	return load_text(ctx, text, conf);
+}
+
 int cmd_enable(struct rxectl *ctx, int argc, char **argv)
 {
 	const char *netdev = NULL, *name = NULL;
@@ -128,15 +149,8 @@ int cmd_enable(struct rxectl *ctx, int argc, char **argv)
 	bool now_ = false, changed = false, units_changed = false;
 	int ret;
 
-	ret = parse_args("enable", argc, argv, &netdev, &name, &now_);
-	if (ret >= 0)
-		return ret;
-	if (ctx->json)
-		return rxectl_usage_error("enable", "enable has no JSON output; `rxectl status --json` "
-					  "shows the state afterwards.");
-	if (sdbus_rxe_unit(netdev, unit, sizeof(unit)) < 0)
-		return log_error(RXECTL_USAGE, "netdev name '%s' is too long for a unit name.", netdev);
-	ret = load_text(ctx, &text, &conf);
+	ret = begin_edit(ctx, "enable", argc, argv, &netdev, &name, &now_, unit, sizeof(unit),
+			 &text, &conf);
 	if (ret >= 0)
 		return ret;
 	other = name ? config_find_name(&conf, name) : NULL;
@@ -204,15 +218,8 @@ int cmd_disable(struct rxectl *ctx, int argc, char **argv)
 	bool now_ = false, changed = false, units_changed = false;
 	int ret;
 
-	ret = parse_args("disable", argc, argv, &netdev, &name, &now_);
-	if (ret >= 0)
-		return ret;
-	if (ctx->json)
-		return rxectl_usage_error("disable", "disable has no JSON output; `rxectl status --json` "
-					  "shows the state afterwards.");
-	if (sdbus_rxe_unit(netdev, unit, sizeof(unit)) < 0)
-		return log_error(RXECTL_USAGE, "netdev name '%s' is too long for a unit name.", netdev);
-	ret = load_text(ctx, &text, &conf);
+	ret = begin_edit(ctx, "disable", argc, argv, &netdev, &name, &now_, unit, sizeof(unit),
+			 &text, &conf);
 	if (ret >= 0)
 		return ret;
 	/* The config first: from here on the monitor leaves the netdev alone. */
