@@ -18,19 +18,6 @@ teardown_file() {
 	rmmod rdma_rxe 2>/dev/null || true
 }
 
-# The GID index of eth0's IPv4 address (RoCE v2); the table has 1024 slots, look at the first few.
-gid_index() {
-	local i
-	for i in $(seq 0 15); do
-		if [ "$(cat "/sys/class/infiniband/rxe0/ports/1/gids/$i")" = \
-		     "0000:0000:0000:0000:0000:ffff:c000:0201" ]; then
-			echo "$i"
-			return
-		fi
-	done
-	return 1
-}
-
 # Run PROGRAM ARGS... as server and as client to 127.0.0.1 on one device; both must exit 0.
 # The client's output is left in $output.
 loopback() {

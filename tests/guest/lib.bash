@@ -28,3 +28,26 @@ load_bundled_driver() {
 	modprobe udp_tunnel
 	insmod "$ko"
 }
+
+# gid_index [DEV]: the GID index of the RoCE v2 GID for this guest's IPv4 address ($VM_SELF_IP)
+# on DEV (default rxe0). The table has 1024 slots; the address GIDs come first.
+gid_index() {
+	local dev=${1:-rxe0} want i
+	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${VM_SELF_IP//./ })
+	for i in $(seq 0 15); do
+		[ "$(cat "/sys/class/infiniband/$dev/ports/1/gids/$i")" = "$want" ] && { echo "$i"; return; }
+	done
+	return 1
+}
+
+# barrier NAME (pair guests): wait, up to 10 minutes (TCG guests on a busy host are slow), until
+# both guests reached NAME.
+barrier() {
+	touch "$VM_SHARED/$1-$VM_ROLE"
+	for _ in $(seq 1200); do
+		[ -e "$VM_SHARED/$1-a" ] && [ -e "$VM_SHARED/$1-b" ] && return 0
+		sleep 0.5
+	done
+	echo "barrier $1: the other guest never came" >&2
+	return 1
+}

@@ -8,17 +8,6 @@ bats_require_minimum_version 1.5.0
 load ../lib
 
 
-# barrier NAME: wait until both guests reached NAME.
-barrier() {
-	touch "$VM_SHARED/$1-$VM_ROLE"
-	for _ in $(seq 1200); do
-		[ -e "$VM_SHARED/$1-a" ] && [ -e "$VM_SHARED/$1-b" ] && return 0
-		sleep 0.5
-	done
-	echo "barrier $1: the other guest never came" >&2
-	return 1
-}
-
 setup_file() {
 	[ -n "${VM_ROLE:-}" ] || skip "not in a pair of test bed guests"
 	if [ "$VM_ROLE" = a ]; then
@@ -34,16 +23,6 @@ setup_file() {
 teardown_file() {
 	rdma link del rxe0 2>/dev/null || true
 	rmmod rdma_rxe 2>/dev/null || true
-}
-
-# The GID index of this guest's IPv4 address.
-gid_index() {
-	local want i
-	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${VM_SELF_IP//./ })
-	for i in $(seq 0 15); do
-		[ "$(cat "/sys/class/infiniband/rxe0/ports/1/gids/$i")" = "$want" ] && { echo "$i"; return; }
-	done
-	return 1
 }
 
 # between NAME SERVER_ROLE PROGRAM ARGS...: PROGRAM serves on SERVER_ROLE's guest and the other

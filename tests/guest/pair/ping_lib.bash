@@ -1,19 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Helpers for the `rxectl ping` pair tests: guest a listens on 192.0.2.1, guest b pings it.
 
-RXECTL="$BATS_TEST_DIRNAME/../../../rxectl"
-
-# barrier NAME: wait (up to 10 minutes: TCG guests on a busy host are slow) until both guests
-# reached NAME.
-barrier() {
-	touch "$VM_SHARED/$1-$VM_ROLE"
-	for _ in $(seq 1200); do
-		[ -e "$VM_SHARED/$1-a" ] && [ -e "$VM_SHARED/$1-b" ] && return 0
-		sleep 0.5
-	done
-	echo "barrier $1: the other guest never came" >&2
-	return 1
-}
+. "$BATS_TEST_DIRNAME/../lib.bash"
 
 # Both guests: an rxe device on eth0.
 rxe_up() {
