@@ -43,7 +43,7 @@ LIB_OBJS := $(filter-out cli/rxectl.o,$(CLI_OBJS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:.c=)
 
-KVER ?= $(shell ls /usr/src 2>/dev/null | sed -n 's/^linux-headers-\(.*-amd64\)$$/\1/p' | sort -V | tail -n1)
+KVER ?= $(shell tests/vm/default-kver)
 
 all: rxectl
 
