@@ -100,10 +100,26 @@ ifeq ($(WITH_UDEVRULES),yes)
 		chmod 0644 "$(DESTDIR)$(UDEVDIR)/rules.d/$${f#udev/}"; done
 endif
 
+# deb: the Debian packages rxectl and rxe-dkms (dpkg-buildpackage -us -uc -b; debian/control
+# lists the build dependencies), built from a copy of this tree (tracked and new files, no build
+# products) in $(DEB_DIR), where the .deb files land; the checkout stays clean.
+DEB_DIR ?= build/deb
+DEB_VERSION := $(shell dpkg-parsechangelog -S Version 2>/dev/null)
+deb:
+	$(quiet) DEB $(DEB_DIR)
+	$(Q)rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/rxectl-$(DEB_VERSION)
+	$(Q)if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+		git ls-files -z --cached --others --exclude-standard | \
+			tar --null -T - --ignore-failed-read -cf - 2>/dev/null; \
+	else tar --exclude=./build -cf - .; fi | tar -xf - -C $(DEB_DIR)/rxectl-$(DEB_VERSION)
+	$(Q)cd $(DEB_DIR)/rxectl-$(DEB_VERSION) && dpkg-buildpackage -us -uc -b \
+		> ../build.log 2>&1 || { tail -n 40 ../build.log; echo "make deb: failed, log: $(DEB_DIR)/build.log"; exit 1; }
+	$(Q)ls $(DEB_DIR)/*.deb
+
 clean:
 	rm -f rxectl cli/*.o cli/*.d tests/unit/*.d $(UNIT_BINS)
 	-$(MAKE) -C driver clean KVER=$(KVER) >/dev/null 2>&1
 
-.PHONY: all unit driver deps check check-host install clean
+.PHONY: all unit driver deps check check-host install deb clean
 
 -include $(CLI_SRCS:.c=.d)
