@@ -4,8 +4,12 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
 
 #include "config.h"
+#include "driver.h"
+#include "kmod.h"
 #include "log.h"
 #include "output.h"
 #include "rxe.h"
@@ -28,6 +32,32 @@ static void print_missing(struct rxectl *ctx, const struct rxe_conf *conf,
 			 e->netdev, e->netdev);
 	else
 		out_text(o, ": netdev %s does not exist\n", e->netdev);
+	out_obj_end(o);
+}
+
+/* The kernel and the rdma_rxe in use: what a bug report needs first. */
+static void print_driver(struct rxectl *ctx)
+{
+	struct output *o = ctx->out;
+	char version[128] = "";
+	bool loaded = access("/sys/module/rdma_rxe", F_OK) == 0;
+	struct utsname u;
+
+	uname(&u);
+	out_str(o, "kernel", "kernel %s", u.release);
+	out_obj_begin(o, "driver");
+	out_bool(o, "loaded", NULL, loaded);
+	if (!loaded) {
+		out_null(o, "kind", ", rdma_rxe not loaded");
+		out_null(o, "version", " (see `rxectl driver`)\n");
+	} else {
+		rxe_driver_version(version, sizeof(version));
+		out_str(o, "kind", ", driver %s", rxe_driver_kind());
+		if (version[0])
+			out_str(o, "version", " %s\n", version);
+		else
+			out_null(o, "version", "\n");
+	}
 	out_obj_end(o);
 }
 
@@ -87,9 +117,10 @@ int cmd_status(struct rxectl *ctx, int argc, char **argv)
 		n_missing++;
 	}
 	out_arr_end(ctx->out);
-	out_obj_end(ctx->out);
 	if (n == 0 && n_missing == 0)
 		out_text(ctx->out, "no rxe devices.\n");
+	print_driver(ctx);
+	out_obj_end(ctx->out);
 
 	free(devs);
 	config_free(&conf);

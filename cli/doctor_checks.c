@@ -24,6 +24,7 @@
 #include "config.h"
 #include "diag.h"
 #include "doctor.h"
+#include "driver.h"
 #include "kmod.h"
 #include "log.h"
 #include "names.h"
@@ -153,6 +154,16 @@ static void check_module(struct doctor *d, const char *name)
 	}
 	err = state == MODULE_AVAILABLE ? module_load_policy(name, cmd, sizeof(cmd), &blacklisted) : 0;
 	if (state == MODULE_NOT_AVAILABLE || err == -ENOENT || state < 0) {
+		struct rxe_driver_inventory inv;
+
+		if (!strcmp(name, "rdma_rxe") && (rxe_driver_inventory(&inv), inv.ships == 0)) {
+			ADD(d, sid, CHECK_FAIL, NULL, "install the bundled driver: the rxe-dkms package, "
+			    "or `make -C driver dkms-install` from the rxectl source (see README).",
+			    "kernel %s does not ship rdma_rxe (it is built without CONFIG_RDMA_RXE, "
+			    "like Debian's cloud kernels), and the bundled driver is not installed.",
+			    d->uts.release);
+			return;
+		}
 		if (!strcmp(name, "rdma_rxe"))
 			ADD(d, sid, CHECK_FAIL, NULL, NULL,
 			    "rdma_rxe is not available for kernel %s: no module file for it.",
@@ -580,6 +591,7 @@ static void check_target(struct doctor *d, const struct target *t)
 		ADD(d, "port.active", CHECK_SKIP, t->netdev, NULL, "skipped: %s.", why);
 		ADD(d, "devnode.uverbs", CHECK_SKIP, t->netdev, NULL, "skipped: %s.", why);
 		ADD(d, "gid.rocev2", CHECK_SKIP, t->netdev, NULL, "skipped: %s.", why);
+		ADD(d, "counters.errors", CHECK_SKIP, t->netdev, NULL, "skipped: %s.", why);
 		if (exists)
 			check_mtu(d, t, &ni, NULL);
 		else
@@ -591,6 +603,7 @@ static void check_target(struct doctor *d, const struct target *t)
 	check_port(d, t->dev, &ni, exists);
 	check_uverbs(d, t->dev);
 	check_gid(d, t->dev, &det, exists);
+	doctor_check_counters(d->ctx, &d->l, t->dev);
 	if (exists)
 		check_mtu(d, t, &ni, &det);
 	else

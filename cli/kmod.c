@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <libkmod.h>
 
+#include "driver.h"
 #include "kmod.h"
 #include "log.h"
 
@@ -114,32 +115,7 @@ void report_no_rdma_kernel(void)
 
 int modules_load_rxe(void)
 {
-	static const char *const mods[] = { "ib_core", "ib_uverbs", "rdma_rxe" };
-	struct utsname u;
-
-	uname(&u);
-	for (size_t i = 0; i < sizeof(mods) / sizeof(mods[0]); i++) {
-		int err = module_load(mods[i]);
-
-		if (err == 0)
-			continue;
-		if (err == -ENOENT && i < 2)
-			report_no_rdma_kernel();
-		else if (err == -ENOENT)
-			log_msg(LOG_ERR, "%s is not available for kernel %s; install your distribution's "
-				"extra kernel modules package (for example linux-modules-extra-%s on Ubuntu), "
-				"or build and install the bundled driver with `make -C driver module-install` (or "
-				"`make -C driver dkms-install`; see README).",
-				mods[i], u.release, u.release);
-		else if (err == -EPERM || err == -EACCES)
-			log_msg(LOG_ERR, "loading the %s kernel module was refused (%s); run rxectl as root "
-				"or load it with `modprobe %s` first.", mods[i], strerror(-err), mods[i]);
-		else
-			log_msg(LOG_ERR, "loading the %s kernel module failed: %s; see `dmesg` for the "
-				"kernel's reason.", mods[i], strerror(-err));
-		return err;
-	}
-	return 0;
+	return rxe_driver_ensure(RXE_DRIVER_AUTO);
 }
 
 int rxe_driver_version(char *buf, size_t len)

@@ -25,8 +25,8 @@ int module_load(const char *name);
  */
 int module_load_policy(const char *name, char *install_cmd, size_t len, int *blacklisted);
 
-/* Load ib_core, ib_uverbs and rdma_rxe.  Prints the sentence that names the
- * fix and returns a negative errno on failure. */
+/* Load ib_core, ib_uverbs and rdma_rxe (the driver `auto` picks, see driver.h).
+ * Prints the sentence that names the fix and returns a negative errno on failure. */
 int modules_load_rxe(void);
 
 /* The one sentence for a kernel without RDMA support (no ib_core, no RDMA netlink). */

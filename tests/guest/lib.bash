@@ -51,3 +51,23 @@ barrier() {
 	echo "barrier $1: the other guest never came" >&2
 	return 1
 }
+
+# Install the bundled driver for the running kernel the way `make -C driver module-install` does
+# (updates/, then depmod), in the guest's own overlay of the module tree.
+install_bundled_driver() {
+	local d="/lib/modules/$(uname -r)/updates"
+	[ -f "$TOP/driver/rdma_rxe.ko" ] || { echo "driver/rdma_rxe.ko is not built: run make driver" >&2; return 1; }
+	mkdir -p "$d"
+	cp "$TOP/driver/rdma_rxe.ko" "$d/rdma_rxe.ko"
+	depmod
+}
+
+# Make this guest's kernel look like one built without CONFIG_RDMA_RXE (Debian's cloud kernel):
+# no in-tree rdma_rxe.ko, and none in modules.order; the host's files are not touched (overlay).
+hide_stock_rxe() {
+	local m="/lib/modules/$(uname -r)"
+	! grep -q '^rdma_rxe ' /proc/modules || rmmod rdma_rxe
+	rm -f "$m"/kernel/drivers/infiniband/sw/rxe/rdma_rxe.ko*
+	sed -i '/\/rdma_rxe\.ko/d' "$m/modules.order"
+	depmod
+}

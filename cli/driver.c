@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: GPL-2.0
+/* driver.c - which rdma_rxe: the kernel's (stock) or the bundled one; installed, loaded, chosen. */
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <libkmod.h>
+
+#include "driver.h"
+#include "kmod.h"
+#include "log.h"
+
+#define BUNDLED_PREFIX "rxectl-bundled"
+
+static const char *const choice_names[] = {
+	[RXE_DRIVER_AUTO] = "auto",
+	[RXE_DRIVER_KERNEL] = "kernel",
+	[RXE_DRIVER_BUNDLED] = "bundled",
+};
+
+const char *rxe_driver_choice_str(enum rxe_driver_choice c)
+{
+	return (unsigned int)c < sizeof(choice_names) / sizeof(choice_names[0]) ? choice_names[c] : "?";
+}
+
+int rxe_driver_choice_parse(const char *s, enum rxe_driver_choice *out)
+{
+	for (size_t i = 0; i < sizeof(choice_names) / sizeof(choice_names[0]); i++)
+		if (!strcmp(s, choice_names[i])) {
+			*out = (enum rxe_driver_choice)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+const char *rxe_driver_kind_str(bool bundled)
+{
+	return bundled ? "bundled" : "in-tree";
+}
+
+static void read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	buf[0] = '\0';
+	if (!f)
+		return;
+	if (!fgets(buf, (int)len, f))
+		buf[0] = '\0';
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* 1/0 from a kernel config file, -1 when the file says nothing either way. */
+static int config_says(const char *path)
+{
+	char line[256];
+	FILE *f = fopen(path, "r");
+	int r = -1;
+
+	if (!f)
+		return -1;
+	r = 0;			/* a readable config without the symbol: not built */
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "CONFIG_RDMA_RXE=", 16)) {
+			r = line[16] == 'm' || line[16] == 'y';
+			break;
+		}
+	}
+	fclose(f);
+	return r;
+}
+
+/* 1 when `list` (modules.order or modules.builtin) names the kernel's rdma_rxe. */
+static int list_names_rxe(const char *path)
+{
+	char line[512];
+	FILE *f = fopen(path, "r");
+	int r = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!strncmp(line, "kernel/", 7) && strstr(line, "/rdma_rxe.ko")) {
+			r = 1;
+			break;
+		}
+	}
+	fclose(f);
+	return r;
+}
+
+static int kernel_ships_rxe(const char *moddir, const char *release)
+{
+	char path[600];
+	int r, order;
+
+	snprintf(path, sizeof(path), "/boot/config-%s", release);
+	r = config_says(path);
+	if (r >= 0)
+		return r;
+	snprintf(path, sizeof(path), "%s/modules.builtin", moddir);
+	if (list_names_rxe(path) == 1)
+		return 1;
+	/* modules.order lists every module the kernel was built with, also those a
+	 * distribution moves to another package (Ubuntu's linux-modules-extra). */
+	snprintf(path, sizeof(path), "%s/modules.order", moddir);
+	order = list_names_rxe(path);
+	return order;		/* 1, 0, or -1 when there is no modules.order */
+}
+
+/* nftw has no user pointer: the inventory being filled. */
+static struct rxe_driver_inventory *scan_inv;
+
+static void add_file(struct rxe_driver_inventory *inv, const char *path)
+{
+	char real[PATH_MAX];
+	struct rxe_driver_file *f;
+	struct kmod_ctx *k;
+	struct kmod_module *m = NULL;
+	struct kmod_list *info = NULL, *it;
+
+	if (!realpath(path, real))
+		return;
+	for (size_t i = 0; i < inv->n_files; i++)
+		if (!strcmp(inv->files[i].path, real))
+			return;
+	if (inv->n_files >= RXE_DRIVER_MAX_FILES)
+		return;
+	f = &inv->files[inv->n_files];
+	memset(f, 0, sizeof(*f));
+	snprintf(f->path, sizeof(f->path), "%s", real);
+	k = kmod_new(NULL, NULL);
+	if (k && kmod_module_new_from_path(k, real, &m) == 0 && kmod_module_get_info(m, &info) >= 0) {
+		kmod_list_foreach(it, info) {
+			const char *key = kmod_module_info_get_key(it);
+			const char *val = kmod_module_info_get_value(it);
+
+			if (!val)
+				continue;
+			if (!strcmp(key, "version"))
+				snprintf(f->version, sizeof(f->version), "%s", val);
+			else if (!strcmp(key, "srcversion"))
+				snprintf(f->srcversion, sizeof(f->srcversion), "%s", val);
+		}
+		kmod_module_info_free_list(info);
+	}
+	if (m)
+		kmod_module_unref(m);
+	if (k)
+		kmod_unref(k);
+	f->bundled = !strncmp(f->version, BUNDLED_PREFIX, strlen(BUNDLED_PREFIX));
+	inv->n_files++;
+}
+
+static bool is_rxe_file(const char *path)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+
+	return !strcmp(base, "rdma_rxe.ko") || !strcmp(base, "rdma_rxe.ko.xz") ||
+	       !strcmp(base, "rdma_rxe.ko.zst") || !strcmp(base, "rdma_rxe.ko.gz");
+}
+
+static int scan_cb(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	if (type == FTW_F && is_rxe_file(path))
+		add_file(scan_inv, path);
+	return 0;
+}
+
+void rxe_driver_inventory(struct rxe_driver_inventory *inv)
+{
+	static const char *const dirs[] = { "kernel/drivers/infiniband/sw/rxe", "updates", "extra" };
+	struct utsname u;
+	char moddir[400], path[600], def[PATH_MAX] = "";
+	struct kmod_ctx *k;
+	struct kmod_list *list = NULL;
+
+	memset(inv, 0, sizeof(*inv));
+	inv->loaded_file = -1;
+	uname(&u);
+	snprintf(inv->kernel, sizeof(inv->kernel), "%s", u.release);
+
+	k = kmod_new(NULL, NULL);
+	snprintf(moddir, sizeof(moddir), "%s", k && kmod_get_dirname(k) ? kmod_get_dirname(k) :
+		 "/lib/modules");
+	if (!strstr(moddir, u.release)) {
+		size_t l = strlen(moddir);
+
+		snprintf(moddir + l, sizeof(moddir) - l, "/%s", u.release);
+	}
+	inv->ships = kernel_ships_rxe(moddir, u.release);
+
+	/* What `modprobe rdma_rxe` would load: the first in modules.dep order. */
+	if (k && kmod_module_new_from_lookup(k, "rdma_rxe", &list) == 0 && list) {
+		struct kmod_module *m = kmod_module_get_module(list);
+		const char *p = kmod_module_get_path(m);
+
+		if (p && realpath(p, def))
+			add_file(inv, def);
+		else
+			def[0] = '\0';
+		kmod_module_unref(m);
+		kmod_module_unref_list(list);
+	}
+	if (k)
+		kmod_unref(k);
+
+	scan_inv = inv;
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", moddir, dirs[i]);
+		nftw(path, scan_cb, 16, FTW_PHYS);
+	}
+	scan_inv = NULL;
+	for (size_t i = 0; i < inv->n_files; i++)
+		inv->files[i].modprobe_default = def[0] && !strcmp(inv->files[i].path, def);
+
+	if (access("/sys/module/rdma_rxe", F_OK) == 0) {
+		char src[64];
+
+		inv->loaded = true;
+		read_line("/sys/module/rdma_rxe/version", inv->loaded_version,
+			  sizeof(inv->loaded_version));
+		read_line("/sys/module/rdma_rxe/srcversion", src, sizeof(src));
+		inv->loaded_bundled = !strncmp(inv->loaded_version, BUNDLED_PREFIX,
+					       strlen(BUNDLED_PREFIX));
+		for (size_t i = 0; i < inv->n_files; i++) {
+			const struct rxe_driver_file *f = &inv->files[i];
+
+			if (f->bundled != inv->loaded_bundled)
+				continue;
+			/* The stock module has no srcversion: the kernel's own file is it. */
+			if ((!f->bundled && !src[0]) || (src[0] && !strcmp(src, f->srcversion))) {
+				inv->loaded_file = (int)i;
+				break;
+			}
+		}
+	}
+}
+
+const struct rxe_driver_file *rxe_driver_find(const struct rxe_driver_inventory *inv, bool bundled)
+{
+	for (size_t i = 0; i < inv->n_files; i++)
+		if (inv->files[i].bundled == bundled)
+			return &inv->files[i];
+	return NULL;
+}
+
+void rxe_driver_missing_sentence(const struct rxe_driver_inventory *inv, enum rxe_driver_choice c,
+				 char *buf, size_t len)
+{
+	const char *get = "install it with the rxe-dkms package or `make -C driver dkms-install` "
+			  "(see README)";
+
+	if (c == RXE_DRIVER_BUNDLED)
+		snprintf(buf, len, "the bundled rdma_rxe was chosen but is not installed for kernel %s; "
+			 "%s, or choose the kernel's driver with `rxectl driver use kernel` or "
+			 "`driver = auto` in rxe.conf.", inv->kernel, get);
+	else if (inv->ships == 0 && c == RXE_DRIVER_KERNEL)
+		snprintf(buf, len, "kernel %s does not ship rdma_rxe (it is built without "
+			 "CONFIG_RDMA_RXE, like Debian's cloud kernels), but the kernel's driver was "
+			 "chosen; choose the bundled one with `driver = auto` or `driver = bundled` in "
+			 "rxe.conf and %s.", inv->kernel, get);
+	else if (inv->ships == 0)
+		snprintf(buf, len, "kernel %s does not ship rdma_rxe (it is built without "
+			 "CONFIG_RDMA_RXE, like Debian's cloud kernels) and the bundled driver is not "
+			 "installed; %s.", inv->kernel, get);
+	else
+		snprintf(buf, len, "rdma_rxe is not available for kernel %s; install your "
+			 "distribution's extra kernel modules package (for example "
+			 "linux-modules-extra-%s on Ubuntu), or build and install the bundled driver "
+			 "with `make -C driver module-install` (or `make -C driver dkms-install`; see "
+			 "README).", inv->kernel, inv->kernel);
+}
+
+/* Load the dependencies named in the file's modinfo, then the file itself. */
+static int load_file(const char *path)
+{
+	struct kmod_ctx *k = kmod_new(NULL, NULL);
+	struct kmod_module *m = NULL;
+	struct kmod_list *info = NULL, *it;
+	int err;
+
+	if (!k)
+		return -ENOMEM;
+	kmod_load_resources(k);
+	err = kmod_module_new_from_path(k, path, &m);
+	if (err < 0)
+		goto out;
+	if (kmod_module_get_info(m, &info) >= 0) {
+		kmod_list_foreach(it, info) {
+			char deps[256], *save = NULL;
+
+			if (strcmp(kmod_module_info_get_key(it), "depends") ||
+			    !kmod_module_info_get_value(it))
+				continue;
+			snprintf(deps, sizeof(deps), "%s", kmod_module_info_get_value(it));
+			for (char *d = strtok_r(deps, ",", &save); d; d = strtok_r(NULL, ",", &save)) {
+				err = module_load(d);
+				if (err < 0) {
+					log_msg(LOG_ERR, "loading %s, which rdma_rxe needs, failed: %s; see "
+						"`dmesg` for the kernel's reason.", d, strerror(-err));
+					kmod_module_info_free_list(info);
+					goto out;
+				}
+			}
+		}
+		kmod_module_info_free_list(info);
+	}
+	err = kmod_module_insert_module(m, 0, NULL);
+	if (err == -EEXIST)
+		err = 0;
+	if (err == -EPERM || err == -EACCES)
+		log_msg(LOG_ERR, "loading %s was refused (%s); run rxectl as root.", path,
+			strerror(-err));
+	else if (err < 0)
+		log_msg(LOG_ERR, "loading %s failed: %s; see `dmesg` for the kernel's reason (a module "
+			"built for another kernel is refused).", path, strerror(-err));
+out:
+	if (m)
+		kmod_module_unref(m);
+	kmod_unref(k);
+	log_debug("driver: loading %s: %s", path, err ? strerror(-err) : "ok");
+	return err;
+}
+
+int rxe_driver_load(enum rxe_driver_choice choice, const struct rxe_driver_inventory *inv)
+{
+	const struct rxe_driver_file *stock = rxe_driver_find(inv, false);
+	const struct rxe_driver_file *bundled = rxe_driver_find(inv, true);
+	const struct rxe_driver_file *f = NULL;
+	char msg[600];
+	int err;
+
+	/* ib_core first, so a kernel without RDMA gets its own sentence. */
+	err = module_load("ib_core");
+	if (err == -ENOENT) {
+		report_no_rdma_kernel();
+		return err;
+	}
+	err = module_load("ib_uverbs");	/* user space reaches the device through it */
+	if (err == -ENOENT) {
+		report_no_rdma_kernel();
+		return err;
+	}
+	if (choice == RXE_DRIVER_KERNEL)
+		f = stock;
+	else if (choice == RXE_DRIVER_BUNDLED)
+		f = bundled;
+	else
+		f = inv->ships != 0 && stock ? stock : bundled;
+	if (!f) {
+		rxe_driver_missing_sentence(inv, choice, msg, sizeof(msg));
+		log_msg(LOG_ERR, "%s", msg);
+		return -ENOENT;
+	}
+	if (choice == RXE_DRIVER_AUTO && f->bundled) {
+		if (inv->ships == 0)
+			log_info("kernel %s does not ship rdma_rxe; using the bundled driver %s (%s).",
+				 inv->kernel, f->version, f->path);
+		else
+			log_info("the kernel's rdma_rxe is not installed for kernel %s; using the "
+				 "bundled driver %s (%s).", inv->kernel, f->version, f->path);
+	}
+	return load_file(f->path);
+}
+
+int rxe_driver_ensure(enum rxe_driver_choice choice)
+{
+	struct rxe_driver_inventory inv;
+
+	if (access("/sys/module/rdma_rxe", F_OK) == 0) {
+		/* whichever is loaded stays; user space still needs ib_uverbs */
+		if (module_load("ib_uverbs") == -ENOENT) {
+			report_no_rdma_kernel();
+			return -ENOENT;
+		}
+		return 0;
+	}
+	rxe_driver_inventory(&inv);
+	return rxe_driver_load(choice, &inv);
+}
+
+int rxe_driver_unload(void)
+{
+	struct kmod_ctx *k;
+	struct kmod_module *m = NULL;
+	int err;
+
+	if (access("/sys/module/rdma_rxe", F_OK) != 0)
+		return 0;
+	k = kmod_new(NULL, NULL);
+	if (!k)
+		return -ENOMEM;
+	err = kmod_module_new_from_name(k, "rdma_rxe", &m);
+	if (err == 0)
+		err = kmod_module_remove_module(m, 0);
+	if (m)
+		kmod_module_unref(m);
+	kmod_unref(k);
+	return err;
+}
