@@ -82,6 +82,11 @@ int fw_analyze_nft_json(const char *json, struct fw_finding *out);
  */
 int fw_analyze_iptables_save(const char *text, const char *label, struct fw_finding *out);
 
+/* counters.errors (doctor_counters.c): sample the device's error counters for a moment and
+ * warn, naming the likely cause, when they grow. */
+struct rxe_dev;
+void doctor_check_counters(struct rxectl *ctx, struct checklist *l, const struct rxe_dev *dev);
+
 /*
  * Run every check for the given targets (netdev or device names; none: every
  * configured netdev and every rxe device) and print them.  Returns the exit

@@ -52,6 +52,10 @@ static const enum mnl_attr_data_type nldev_policy[RDMA_NLDEV_ATTR_MAX] = {
 	[RDMA_NLDEV_ATTR_CHARDEV_NAME]		= MNL_TYPE_NUL_STRING,
 	[RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID]	= MNL_TYPE_U32,
 	[RDMA_NLDEV_SYS_ATTR_NETNS_MODE]	= MNL_TYPE_U8,
+	[RDMA_NLDEV_ATTR_STAT_HWCOUNTERS]	= MNL_TYPE_NESTED,
+	[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY]	= MNL_TYPE_NESTED,
+	[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME] = MNL_TYPE_NUL_STRING,
+	[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE] = MNL_TYPE_U64,
 };
 
 static int nldev_attr_cb(const struct nlattr *attr, void *data)
@@ -498,4 +502,73 @@ int rdma_nl_netns_mode(struct rdma_nl *nl, int *shared)
 
 	*shared = -1;
 	return transact(nl, nlh, sys_cb, shared);
+}
+
+struct nlmsghdr *rdma_nl_build_stat_get(void *buf, size_t len, uint32_t seq, uint32_t dev_index,
+					uint32_t port)
+{
+	struct nlmsghdr *nlh = prepare(buf, len, seq, RDMA_NLDEV_CMD_STAT_GET, NLM_F_ACK);
+
+	if (!nlh || !mnl_attr_put_u32_check(nlh, len, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index) ||
+	    !mnl_attr_put_u32_check(nlh, len, RDMA_NLDEV_ATTR_PORT_INDEX, port))
+		return NULL;
+	return nlh;
+}
+
+/* One RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY: a name and a value. */
+static int stat_entry_parse(const struct nlattr *entry, struct rdma_stat *out)
+{
+	const struct nlattr *tb[RDMA_NLDEV_ATTR_MAX];
+
+	memset(tb, 0, sizeof(tb));
+	if (mnl_attr_parse_nested(entry, nldev_attr_cb, tb) != MNL_CB_OK ||
+	    !tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME] ||
+	    !tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE])
+		return -EINVAL;
+	copy_str(out->name, sizeof(out->name), tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME]);
+	out->value = mnl_attr_get_u64(tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE]);
+	return 0;
+}
+
+int rdma_nl_parse_stats(const struct nlmsghdr *nlh, struct rdma_stat *out, size_t max, size_t *n)
+{
+	const struct nlattr *tb[RDMA_NLDEV_ATTR_MAX], *entry;
+
+	*n = 0;
+	if (nldev_parse(nlh, tb) < 0 || !tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTERS])
+		return -EINVAL;
+	mnl_attr_for_each_nested(entry, tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTERS]) {
+		if (mnl_attr_get_type(entry) != RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY)
+			continue;
+		if (*n == max)
+			break;
+		if (stat_entry_parse(entry, &out[*n]) == 0)
+			(*n)++;
+	}
+	return 0;
+}
+
+struct stats_arg {
+	struct rdma_stat *out;
+	size_t max, *n;
+};
+
+static int stats_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct stats_arg *a = data;
+
+	return rdma_nl_parse_stats(nlh, a->out, a->max, a->n);
+}
+
+int rdma_nl_get_stats(struct rdma_nl *nl, uint32_t dev_index, uint32_t port,
+		      struct rdma_stat *out, size_t max, size_t *n)
+{
+	struct stats_arg a = { out, max, n };
+	struct nlmsghdr *nlh = rdma_nl_build_stat_get(nl->buf, sizeof(nl->buf), ++nl->seq,
+						      dev_index, port);
+
+	*n = 0;
+	if (!nlh)
+		return -EINVAL;
+	return transact(nl, nlh, stats_cb, &a);
 }

@@ -71,7 +71,24 @@ int rdma_nl_newlink(struct rdma_nl *nl, const char *dev_name, const char *link_t
 /* RDMA_NLDEV_CMD_DELLINK by device index. */
 int rdma_nl_dellink(struct rdma_nl *nl, uint32_t dev_index);
 
+/* One counter of RDMA_NLDEV_CMD_STAT_GET (as `rdma statistic show` prints it). */
+struct rdma_stat {
+	char name[64];				/* e.g. "rcvd_seq_err" */
+	uint64_t value;
+};
+#define RDMA_NL_MAX_STATS 64
+
+/* RDMA_NLDEV_CMD_STAT_GET of one port's default (hardware) counters: up to `max` into out,
+ * *n of them.  -EINVAL or -EOPNOTSUPP when the driver has none (e.g. the bundled rxe). */
+int rdma_nl_get_stats(struct rdma_nl *nl, uint32_t dev_index, uint32_t port,
+		      struct rdma_stat *out, size_t max, size_t *n);
+
 /* Message building and parsing, exposed for unit tests. */
+struct nlmsghdr *rdma_nl_build_stat_get(void *buf, size_t len, uint32_t seq, uint32_t dev_index,
+					uint32_t port);
+/* Parse a STAT_GET reply: the RDMA_NLDEV_ATTR_STAT_HWCOUNTERS table.  0, or -EINVAL when the
+ * reply has no such table; malformed entries are skipped. */
+int rdma_nl_parse_stats(const struct nlmsghdr *nlh, struct rdma_stat *out, size_t max, size_t *n);
 struct nlmsghdr *rdma_nl_build_newlink(void *buf, size_t len, uint32_t seq,
 				       const char *dev_name, const char *link_type,
 				       const char *ndev);

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0
+/* cmd_stats.c - `rxectl stats [DEVICE] [--json] [--watch SECONDS]`: counters and their deltas. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "diag.h"
+#include "log.h"
+#include "output.h"
+#include "rxe.h"
+#include "stats.h"
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	stop = 1;
+}
+
+/* One device: all counters (prev NULL), or the deltas since prev. */
+static void print_device(struct rxectl *ctx, const struct rxe_dev *d, const struct rxe_stats *st,
+			 const struct rxe_stats *prev)
+{
+	struct output *o = ctx->out;
+	bool any = false;
+
+	out_obj_begin(o, NULL);
+	out_str(o, "name", "%s", d->name);
+	out_str(o, "netdev", " on %s", d->netdev[0] ? d->netdev : "?");
+	if (st->err) {
+		if (rxe_stats_unsupported(st->err))
+			out_null(o, "counters", ": no counters: its driver keeps none (the bundled "
+				 "rdma_rxe has no hardware counters yet; the kernel's rdma_rxe has "
+				 "them, see `rxectl driver`)\n");
+		else
+			out_null(o, "counters", ": the counters cannot be read\n");
+		out_obj_end(o);
+		return;
+	}
+	out_text(o, prev ? ", change:\n" : ":\n");
+	out_obj_begin(o, prev ? "delta" : "counters");
+	for (size_t i = 0; i < st->n; i++) {
+		unsigned long long v = st->v[i].value;
+
+		if (prev) {
+			bool found;
+			unsigned long long p = rxe_stats_value(prev, st->v[i].name, &found);
+
+			v = found && v >= p ? v - p : v;
+			if (!v && !output_is_json(o))
+				continue;
+		}
+		any = true;
+		out_text(o, "  %-24s", st->v[i].name);
+		out_uint(o, st->v[i].name, prev ? "+%llu\n" : "%llu\n", v);
+	}
+	out_obj_end(o);
+	if (prev && !any)
+		out_text(o, "  (no change)\n");
+	out_obj_end(o);
+}
+
+static int read_all(struct rxectl *ctx, const struct rxe_dev *devs, size_t n, struct rxe_stats *st)
+{
+	int bad = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		rxe_stats_read(ctx, &devs[i], &st[i]);
+		if (st[i].err && !rxe_stats_unsupported(st[i].err)) {
+			log_error(0, "reading the counters of %s failed: %s.", devs[i].name,
+				  rdma_nl_strerror(ctx_rdma_nl(ctx), st[i].err));
+			bad = 1;
+		}
+	}
+	return bad;
+}
+
+static void print_all(struct rxectl *ctx, const struct rxe_dev *devs, size_t n,
+		      const struct rxe_stats *st, const struct rxe_stats *prev, double interval)
+{
+	out_obj_begin(ctx->out, NULL);
+	if (prev)
+		out_uint(ctx->out, "interval_ms", NULL, (unsigned long long)(interval * 1000));
+	out_arr_begin(ctx->out, "devices");
+	for (size_t i = 0; i < n; i++)
+		print_device(ctx, &devs[i], &st[i], prev ? &prev[i] : NULL);
+	out_arr_end(ctx->out);
+	out_obj_end(ctx->out);
+	if (n == 0)
+		out_text(ctx->out, "no rxe devices.\n");
+}
+
+static int parse_seconds(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= 0.1 && v <= 3600))
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int cmd_stats(struct rxectl *ctx, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json",  no_argument,       NULL, 'j' },
+		{ "watch", required_argument, NULL, 'w' },
+		{ "help",  no_argument,       NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rxe_dev *devs = NULL, one;
+	struct rxe_stats *st = NULL, *prev = NULL;
+	double watch = 0;
+	size_t n = 0;
+	int opt, ret = RXECTL_OK;
+
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "jw:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'j':
+			ctx_set_json(ctx);
+			break;
+		case 'w':
+			if (parse_seconds(optarg, &watch) < 0)
+				return rxectl_usage_error("stats", "--watch needs a number of seconds "
+							  "from 0.1 to 3600, not '%s'.", optarg);
+			break;
+		case 'h':
+			rxectl_command_usage("stats", true);
+			return RXECTL_OK;
+		default:
+			if (optopt == 'w')
+				return rxectl_usage_error("stats", "--watch needs a number of seconds.");
+			return rxectl_usage_error("stats", "unknown option '%s' for stats.",
+						  argv[optind - 1]);
+		}
+	}
+	if (argc - optind > 1)
+		return rxectl_usage_error("stats", "stats takes at most one DEVICE or NETDEV, but "
+					  "got '%s' too.", argv[optind + 1]);
+	if (optind < argc) {
+		ret = diag_pick_device(ctx, "stats", argv[optind], &one);
+		if (ret != RXECTL_OK)
+			return ret;
+		devs = malloc(sizeof(*devs));
+		if (!devs)
+			return log_error(RXECTL_FAIL, "out of memory.");
+		devs[0] = one;
+		n = 1;
+	} else if (rxe_list(ctx, &devs, &n) < 0) {
+		return RXECTL_FAIL;
+	}
+	st = calloc(n ? n : 1, sizeof(*st));
+	prev = calloc(n ? n : 1, sizeof(*prev));
+	if (!st || !prev) {
+		ret = log_error(RXECTL_FAIL, "out of memory.");
+		goto out;
+	}
+	if (read_all(ctx, devs, n, st))
+		ret = RXECTL_FAIL;
+	if (!watch) {
+		print_all(ctx, devs, n, st, NULL, 0);
+		goto out;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	while (!stop && ret == RXECTL_OK) {
+		struct timespec ts = { (time_t)watch, (long)((watch - (time_t)watch) * 1e9) };
+		struct rxe_stats *t;
+
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR && !stop)
+			;
+		if (stop)
+			break;
+		t = prev;
+		prev = st;
+		st = t;
+		if (read_all(ctx, devs, n, st))
+			ret = RXECTL_FAIL;
+		print_all(ctx, devs, n, st, prev, watch);
+		if (output_flush(ctx->out) < 0)
+			break;
+	}
+out:
+	free(st);
+	free(prev);
+	free(devs);
+	return ret;
+}

@@ -1,0 +1,58 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# Counters under loss: with guest b dropping 20% of what it sends (netem), RC traffic between
+# the pair makes the in-tree rdma_rxe's error counters grow, `rxectl stats --watch` shows it,
+# and `rxectl doctor` warns in counters.errors naming loss as the cause.
+
+bats_require_minimum_version 1.5.0
+load ../lib
+
+setup_file() {
+	[ -n "${VM_ROLE:-}" ] || skip "not in a pair of test bed guests"
+	export RXECTL_CONFIG="$BATS_FILE_TMPDIR/rxe.conf"
+	: > "$RXECTL_CONFIG"
+	"$RXECTL" up eth0 >/dev/null
+	barrier up
+}
+
+teardown_file() {
+	tc qdisc del dev eth0 root 2>/dev/null || true
+	"$RXECTL" down --all >/dev/null 2>&1 || true
+}
+
+err_sum() {	# the sum of the error counters of rxe_eth0 in a stats --json document
+	jq '.devices[0].counters | [.duplicate_request, .out_of_seq_request, .rcvd_seq_err,
+		.completer_retry_err] | add' <<<"$1"
+}
+
+@test "loss on the wire: error counters grow, stats --watch shows it, doctor warns and names loss" {
+	g=$(gid_index rxe_eth0)
+	before=$("$RXECTL" stats --json)
+	if [ "$VM_ROLE" = a ]; then
+		timeout 300 ibv_rc_pingpong -d rxe_eth0 -g "$g" -s 4096 -n 400 > "$BATS_TEST_TMPDIR/srv" 2>&1 &
+		barrier server-up
+		barrier loss-on
+		# sample while the lossy traffic runs
+		run --separate-stderr "$RXECTL" doctor eth0 --json
+		echo "$output"
+		c=$(jq -c '.checks[] | select(.id == "counters.errors")' <<<"$output")
+		[ "$(jq -r .status <<<"$c")" = warn ]
+		[[ "$(jq -r .summary <<<"$c")" == "error counters of rxe_eth0 grew during a 1000 ms sample ("*"); the likely cause of "*"check the MTU on both ends and the switch, the firewall for UDP 4791, and the link"* ]]
+		[ "$(jq -r .fix <<<"$c")" = "watch them with \`rxectl stats rxe_eth0 --watch 1\` while you fix the cause; \`rxectl doctor\` checks the MTU (mtu.active) and the firewall (firewall.udp4791)." ]
+		wait
+	else
+		modprobe sch_netem
+		barrier server-up
+		tc qdisc add dev eth0 root netem loss 20%
+		timeout 300 ibv_rc_pingpong -d rxe_eth0 -g "$g" -s 4096 -n 400 "$VM_PEER_IP" > "$BATS_TEST_TMPDIR/cli" 2>&1 &
+		sleep 2
+		barrier loss-on
+		run -124 --separate-stderr timeout 3.5 "$RXECTL" stats --watch 1 --json
+		[ "$(jq -s '[.[].devices[0].delta | .completer_retry_err + .rcvd_seq_err + .duplicate_request + .out_of_seq_request] | add' <<<"$output")" -gt 0 ]
+		wait
+		tc qdisc del dev eth0 root
+	fi
+	after=$("$RXECTL" stats --json)
+	[ "$(err_sum "$after")" -gt "$(err_sum "$before")" ]
+	barrier done
+}
