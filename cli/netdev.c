@@ -10,6 +10,8 @@
 #include <netlink/netlink.h>
 #include <netlink/route/link.h>
 #include <netlink/route/addr.h>
+#include <libmnl/libmnl.h>
+#include <time.h>
 
 #include "netdev.h"
 
@@ -231,4 +233,63 @@ int netdev_events_drain(int fd)
 		     h = NLMSG_NEXT(h, r))
 			n++;
 	}
+}
+
+/* IFLA_MAX_MTU (libnl-route has no getter for it): one RTM_GETLINK over libmnl. */
+int netdev_max_mtu(const char *name, unsigned int *max_mtu)
+{
+	char buf[16384];
+	struct mnl_socket *sock;
+	struct nlmsghdr *nlh;
+	struct ifinfomsg *ifi;
+	const struct nlattr *attr;
+	unsigned int seq = (unsigned int)time(NULL);
+	ssize_t n;
+	int err = -ENOENT;
+
+	*max_mtu = 0;
+	sock = mnl_socket_open(NETLINK_ROUTE);
+	if (!sock)
+		return -errno;
+	if (mnl_socket_bind(sock, 0, MNL_SOCKET_AUTOPID) < 0) {
+		err = -errno;
+		goto out;
+	}
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = RTM_GETLINK;
+	nlh->nlmsg_flags = NLM_F_REQUEST;
+	nlh->nlmsg_seq = seq;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
+	if (mnl_socket_sendto(sock, nlh, nlh->nlmsg_len) < 0) {
+		err = -errno;
+		goto out;
+	}
+	n = mnl_socket_recvfrom(sock, buf, sizeof(buf));
+	if (n < 0) {
+		err = -errno;
+		goto out;
+	}
+	nlh = (struct nlmsghdr *)buf;
+	if (!mnl_nlmsg_ok(nlh, (int)n)) {
+		err = -EBADMSG;
+		goto out;
+	}
+	if (nlh->nlmsg_type == NLMSG_ERROR) {
+		const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
+
+		err = e->error ? e->error : -ENOENT;
+		goto out;
+	}
+	mnl_attr_for_each(attr, nlh, sizeof(*ifi)) {
+		if (mnl_attr_get_type(attr) == IFLA_MAX_MTU &&
+		    mnl_attr_validate(attr, MNL_TYPE_U32) == 0) {
+			*max_mtu = mnl_attr_get_u32(attr);
+			err = 0;
+		}
+	}
+out:
+	mnl_socket_close(sock);
+	return err;
 }

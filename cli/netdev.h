@@ -35,6 +35,10 @@ struct netdev_info {
 int netdev_get_by_name(struct netdev_ctx *nd, const char *name, struct netdev_info *out);
 int netdev_get_by_index(struct netdev_ctx *nd, int ifindex, struct netdev_info *out);
 
+/* The largest MTU the netdev accepts (IFLA_MAX_MTU).  -ENOENT when the kernel does not say,
+ * -ENODEV when there is no such netdev. */
+int netdev_max_mtu(const char *name, unsigned int *max_mtu);
+
 struct netdev_addr {
 	int family;			/* AF_INET or AF_INET6 */
 	unsigned char addr[16];		/* network byte order; 4 bytes used for AF_INET */
