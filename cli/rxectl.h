@@ -92,5 +92,9 @@ int cmd_enable(struct rxectl *ctx, int argc, char **argv);
 int cmd_disable(struct rxectl *ctx, int argc, char **argv);
 int cmd_monitor(struct rxectl *ctx, int argc, char **argv);
 int cmd_udev_env(struct rxectl *ctx, int argc, char **argv);
+int cmd_stats(struct rxectl *ctx, int argc, char **argv);
+int cmd_debug(struct rxectl *ctx, int argc, char **argv);
+int cmd_driver(struct rxectl *ctx, int argc, char **argv);
+int cmd_tune(struct rxectl *ctx, int argc, char **argv);
 
 #endif
