@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
 #include <systemd/sd-daemon.h>
@@ -50,6 +51,7 @@ struct watched {
 	bool known;		/* checked at least once */
 	bool had_dev;
 	bool ready;
+	bool busy;		/* the creation lock was busy: creating is to be tried again */
 	int gid_index;
 	struct seen_gid *gids;	/* the device's RoCE v2 GIDs at the last check */
 	size_t n_gids;
@@ -60,17 +62,10 @@ struct monitor {
 	struct watched *w;
 	size_t n;
 	bool config_ok;
+	bool retry;		/* a creation waits for the lock: reconcile again soon */
 };
 
-static volatile sig_atomic_t got_term, got_hup;
-
-static void on_signal(int sig)
-{
-	if (sig == SIGHUP)
-		got_hup = 1;
-	else
-		got_term = 1;
-}
+#define RETRY_MS	500	/* after the creation lock was found busy */
 
 static double now(void)
 {
@@ -114,17 +109,26 @@ static void prune(struct monitor *m, const struct rxe_conf *conf)
 	m->n = k;
 }
 
-static void create(struct monitor *m, const struct rxe_conf_entry *e)
+/*
+ * Create the device of `e` through rxe_up() (as `rxectl up NETDEV --wait 0`).
+ * The creation lock is only tried, never waited for: the watchdog must keep
+ * being pinged.  Returns false if it was busy (try again on the next cycle).
+ */
+static bool create(struct monitor *m, const struct rxe_conf_entry *e)
 {
-	char *argv[] = { "up", (char *)e->netdev, "--wait", "0", NULL };
 	struct rxe_conf conf;
 	bool declared = false;
 	int ret;
 
+	ret = rxe_trylock(m->ctx);
+	if (ret == -EWOULDBLOCK) {
+		log_debug("the creation lock is busy; trying %s again shortly", e->netdev);
+		return false;
+	}
+	if (ret < 0)
+		return true;	/* said why; tried again on the next change of the netdev */
 	/* Still declared?  Asked under the lock `rxectl disable --now` holds while it
 	 * removes the device after editing the file, so a disabled netdev stays without. */
-	if (rxe_lock(m->ctx) < 0)
-		return;
 	if (ctx_load_config(m->ctx, &conf) == RXECTL_OK) {
 		declared = config_find_netdev(&conf, e->netdev) != NULL;
 		config_free(&conf);
@@ -133,15 +137,15 @@ static void create(struct monitor *m, const struct rxe_conf_entry *e)
 		rxe_unlock(m->ctx);
 		log_info("%s is no longer declared in %s; not creating %s.", e->netdev,
 			 m->ctx->config_path, e->name);
-		return;
+		return true;
 	}
-	optind = 0;
-	ret = cmd_up(m->ctx, 4, argv);
+	ret = rxe_up(m->ctx, e->netdev, e->name, 0);
 	rxe_unlock(m->ctx);
 	output_flush(m->ctx->out);
-	if (ret != RXECTL_OK)
+	if (ret == RXECTL_FAIL || ret == RXECTL_USAGE)
 		log_warn("could not create %s on %s (see above); trying again on the next change of "
 			 "%s.", e->name, e->netdev, e->netdev);
+	return true;
 }
 
 static bool has_gid(const struct seen_gid *v, size_t n, const struct seen_gid *g)
@@ -218,6 +222,18 @@ static void check_gids(struct monitor *m, struct watched *w, const struct rxe_de
 	rxe_details_free(&det);
 }
 
+/*
+ * The device on this very netdev: one left over from an earlier netdev of
+ * the same name (being unregistered by the kernel) does not count.
+ */
+static const struct rxe_dev *this_netdev(const struct rxe_dev *devs, size_t n,
+					 const struct netdev_info *info)
+{
+	const struct rxe_dev *d = rxe_find_by_netdev(devs, n, info->name);
+
+	return d && (int)d->ndev_index == info->ifindex ? d : NULL;
+}
+
 static void reconcile(struct monitor *m)
 {
 	struct netdev_ctx *nd = ctx_netdev(m->ctx);
@@ -225,6 +241,7 @@ static void reconcile(struct monitor *m)
 	struct rxe_conf conf;
 	size_t n = 0;
 
+	m->retry = false;
 	if (ctx_load_config(m->ctx, &conf) != RXECTL_OK) {
 		if (m->config_ok)
 			log_warn("%s cannot be used (see above); keeping the devices as they are until "
@@ -252,20 +269,26 @@ static void reconcile(struct monitor *m)
 					 e->netdev);
 			w->ifindex = 0;
 			w->had_dev = false;
+			w->busy = false;
 			w->known = true;
 			continue;
 		}
-		d = rxe_find_by_netdev(devs, n, e->netdev);
+		d = this_netdev(devs, n, &info);
 		if (!d && w->ifindex != info.ifindex) {
-			log_info("%s %s (ifindex %d) without an rxe device; creating %s.", e->netdev,
-				 !w->known ? "is there" : w->ifindex ? "was re-created" : "appeared",
-				 info.ifindex, e->name);
-			create(m, e);
+			if (!w->busy)
+				log_info("%s %s (ifindex %d) without an rxe device; creating %s.",
+					 e->netdev, !w->known ? "is there" : w->ifindex ?
+					 "was re-created" : "appeared", info.ifindex, e->name);
+			w->busy = !create(m, e);
+			if (w->busy) {
+				m->retry = true;
+				continue;	/* w->ifindex unchanged: tried again */
+			}
 			free(devs);
 			devs = NULL;
 			if (rxe_list(m->ctx, &devs, &n) < 0)
 				n = 0;
-			d = rxe_find_by_netdev(devs, n, e->netdev);
+			d = this_netdev(devs, n, &info);
 		} else if (!d && w->had_dev) {
 			log_warn("the rxe device on %s went away while %s stayed; not re-creating it "
 				 "(run `rxectl up %s` to do so).", e->netdev, e->netdev, e->netdev);
@@ -287,7 +310,9 @@ int cmd_monitor(struct rxectl *ctx, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct monitor m = { .ctx = ctx, .config_ok = true };
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct pollfd pfd[2] = { { .events = POLLIN }, { .events = POLLIN } };
+	bool got_term = false, got_hup = false;
+	sigset_t sigs;
 	double due[2] = { 0, 0 }, next_periodic, next_watchdog = 0;
 	uint64_t wd_usec = 0;
 	int opt, fd;
@@ -314,9 +339,18 @@ int cmd_monitor(struct rxectl *ctx, int argc, char **argv)
 		close(fd);
 		return RXECTL_FAIL;
 	}
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	/* Signals arrive as data on a signalfd, read in the same poll() as the notifications. */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGHUP);
+	sigprocmask(SIG_BLOCK, &sigs, NULL);
+	pfd[0].fd = fd;
+	pfd[1].fd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (pfd[1].fd < 0) {
+		close(fd);
+		return log_error(RXECTL_FAIL, "cannot create a signalfd: %s.", strerror(errno));
+	}
 	if (sd_watchdog_enabled(0, &wd_usec) <= 0)
 		wd_usec = 0;
 
@@ -326,9 +360,11 @@ int cmd_monitor(struct rxectl *ctx, int argc, char **argv)
 	next_periodic = now() + PERIODIC_S;
 
 	while (!got_term) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
 		double t = now(), wake = next_periodic;
 		int r, timeout;
+
+		if (m.retry && !due[0])
+			due[0] = t + RETRY_MS / 1000.0;
 
 		if (wd_usec && t >= next_watchdog) {
 			sd_notify(0, "WATCHDOG=1");
@@ -340,13 +376,25 @@ int cmd_monitor(struct rxectl *ctx, int argc, char **argv)
 			if (due[i] && due[i] < wake)
 				wake = due[i];
 		timeout = wake > t ? (int)((wake - t) * 1000) + 1 : 0;
-		r = poll(&pfd, 1, timeout);
+		r = poll(pfd, 2, timeout);
 		if (r < 0 && errno != EINTR) {
 			log_msg(LOG_ERR, "poll failed: %s.", strerror(errno));
 			break;
 		}
 		t = now();
-		if (r > 0) {
+		if (r > 0 && (pfd[1].revents & POLLIN)) {
+			struct signalfd_siginfo si;
+
+			while (read(pfd[1].fd, &si, sizeof(si)) == sizeof(si)) {
+				if (si.ssi_signo == SIGHUP)
+					got_hup = true;
+				else
+					got_term = true;
+			}
+			if (got_term)
+				break;
+		}
+		if (r > 0 && (pfd[0].revents & POLLIN)) {
 			int got = netdev_events_drain(fd);
 
 			if (got != 0) {
@@ -357,7 +405,7 @@ int cmd_monitor(struct rxectl *ctx, int argc, char **argv)
 			}
 		}
 		if (got_hup) {
-			got_hup = 0;
+			got_hup = false;
 			log_info("reloading %s.", ctx->config_path);
 			due[0] = t;
 		}
@@ -374,6 +422,7 @@ int cmd_monitor(struct rxectl *ctx, int argc, char **argv)
 	}
 	sd_notify(0, "STOPPING=1");
 	log_info("stopping.");
+	close(pfd[1].fd);
 	close(fd);
 	for (size_t i = 0; i < m.n; i++)
 		free(m.w[i].gids);

@@ -4,184 +4,14 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "config.h"
-#include "kmod.h"
-#include "lock.h"
 #include "log.h"
 #include "names.h"
 #include "output.h"
 #include "rxe.h"
 
 #define UP_DEFAULT_WAIT 10	/* seconds; documented in rxectl(8) */
-#define UP_POLL_MS 100
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
-/* Is `name` taken by any RDMA device (rxe or not)?  0 no, 1 yes, <0 error. */
-static int name_taken(struct rxectl *ctx, const char *name)
-{
-	struct rdma_dev_info *all = NULL;
-	size_t n = 0;
-	int taken = 0, err = rdma_nl_list_devs(ctx_rdma_nl(ctx), &all, &n);
-
-	if (err < 0)
-		return err;
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(all[i].name, name))
-			taken = 1;
-	free(all);
-	return taken;
-}
-
-/* Find the device called `name` afresh; 0, -ENOENT, or error (printed). */
-static int refresh(struct rxectl *ctx, const char *name, struct rxe_dev *out)
-{
-	struct rxe_dev *devs = NULL;
-	const struct rxe_dev *d;
-	size_t n = 0;
-	int err = rxe_list(ctx, &devs, &n);
-
-	if (err < 0)
-		return err;
-	d = rxe_find_by_name(devs, n, name);
-	if (d)
-		*out = *d;
-	free(devs);
-	return d ? 0 : -ENOENT;
-}
-
-/* Wait until ready or `wait` seconds pass; prints the summary, returns an exit code. */
-static int wait_ready(struct rxectl *ctx, const char *name, const char *netdev, int wait, bool created)
-{
-	double deadline = now() + wait;
-	char why[512] = "it has not appeared yet";
-	struct rxe_details det;
-	struct rxe_dev d;
-	int err;
-
-	rxe_unlock(ctx);	/* taken in up_one(); creating is done, waiting needs no lock */
-	for (;;) {
-		err = refresh(ctx, name, &d);
-		if (err < 0 && err != -ENOENT)
-			return RXECTL_FAIL;
-		if (err == 0) {
-			bool ok;
-
-			rxe_describe(ctx, &d, &det);
-			ok = rxe_ready(&d, &det, why, sizeof(why));
-			if (ok || wait == 0 || now() >= deadline) {
-				rxe_print_summary(ctx, &d, &det, created);
-				rxe_details_free(&det);
-				if (ok || wait == 0)
-					return RXECTL_OK;
-				break;
-			}
-			rxe_details_free(&det);
-		} else if (now() >= deadline) {
-			break;
-		}
-		sleep_ms(UP_POLL_MS);
-	}
-	return log_error(RXECTL_FAIL, "%s on %s is not ready after %d s: %s.", name, netdev, wait, why);
-}
-
-/* Bring up one netdev: the whole of `rxectl up NETDEV`. */
-static int up_one(struct rxectl *ctx, const char *netdev, const char *name, int wait)
-{
-	struct netdev_ctx *nd;
-	struct netdev_info info;
-	struct rxe_dev *devs = NULL;
-	const struct rxe_dev *have;
-	char what[160];
-	size_t n = 0;
-	int err;
-
-	nd = ctx_netdev(ctx);
-	if (!nd)
-		return RXECTL_FAIL;
-	err = netdev_get_by_name(nd, netdev, &info);
-	if (err == -ENODEV)
-		return log_error(RXECTL_FAIL, "netdev %s does not exist; check the name with "
-				 "`ip link`.", netdev);
-	if (err < 0)
-		return log_error(RXECTL_FAIL, "cannot look up netdev %s: %s.", netdev, strerror(-err));
-
-	if (modules_load_rxe() < 0)
-		return RXECTL_FAIL;
-	if (!ctx_rdma_nl(ctx))
-		return RXECTL_FAIL;
-	/* From "is there a device?" to "created" under the lock shared with the
-	 * units and the monitor (lock.h); wait_ready() releases it. */
-	if (rxe_lock(ctx) < 0)
-		return RXECTL_FAIL;
-	if (rxe_list(ctx, &devs, &n) < 0)
-		return RXECTL_FAIL;
-
-	have = rxe_find_by_netdev(devs, n, netdev);
-	if (have) {
-		char existing[RXE_IBDEV_NAME_MAX];
-
-		snprintf(existing, sizeof(existing), "%s", have->name);
-		free(devs);
-		if (strcmp(existing, name))
-			log_warn("%s already has the rxe device %s, so %s was not created; "
-				 "run `rxectl down %s` first to rename it.", netdev, existing, name, existing);
-		log_debug("%s already sits on %s", existing, netdev);
-		return wait_ready(ctx, existing, netdev, wait, false);
-	}
-	have = rxe_find_by_name(devs, n, name);
-	if (have) {
-		err = log_error(RXECTL_FAIL, "the device name %s is already used by the rxe device on "
-				"%s; choose another with --name or `name =` in rxe.conf.", name,
-				have->netdev[0] ? have->netdev : "a netdev that is gone");
-		free(devs);
-		return err;
-	}
-	free(devs);
-	if (name_taken(ctx, name) == 1)
-		return log_error(RXECTL_FAIL, "the device name %s is already used by another RDMA "
-				 "device; choose another with --name or `name =` in rxe.conf.", name);
-
-	log_debug("creating %s on %s", name, netdev);
-	err = rdma_nl_newlink(ctx_rdma_nl(ctx), name, "rxe", netdev);
-	if (err == -EEXIST) {
-		/* Someone else created it meanwhile: report whatever sits there now. */
-		if (rxe_list(ctx, &devs, &n) == 0 && (have = rxe_find_by_netdev(devs, n, netdev))) {
-			char existing[RXE_IBDEV_NAME_MAX];
-
-			snprintf(existing, sizeof(existing), "%s", have->name);
-			free(devs);
-			return wait_ready(ctx, existing, netdev, wait, false);
-		}
-		free(devs);
-	}
-	if (err == -ENFILE)
-		return log_error(RXECTL_FAIL, "the device name %s is already used by another RDMA "
-				 "device; choose another with --name or `name =` in rxe.conf.", name);
-	if (err == -ENODEV)
-		return log_error(RXECTL_FAIL, "netdev %s does not exist (it went away); check the "
-				 "name with `ip link`.", netdev);
-	if (err < 0) {
-		snprintf(what, sizeof(what), "creating %s on %s", name, netdev);
-		return rxe_report_nl_error(ctx, err, what);
-	}
-	return wait_ready(ctx, name, netdev, wait, true);
-}
 
 static int parse_wait(const char *s, int *out)
 {
@@ -269,7 +99,7 @@ int cmd_up(struct rxectl *ctx, int argc, char **argv)
 			}
 			name = defname;
 		}
-		ret = up_one(ctx, netdev, name, wait);
+		ret = rxe_up(ctx, netdev, name, wait);
 	} else if (!conf.path) {
 		ret = log_error(RXECTL_USAGE, "no NETDEV given and %s does not exist; name a netdev "
 				"(`rxectl up eth0`) or declare netdevs in that file (see rxe.conf(5)).",
@@ -278,12 +108,9 @@ int cmd_up(struct rxectl *ctx, int argc, char **argv)
 		log_info("%s declares no netdevs; nothing to bring up.", conf.path);
 	} else {
 		for (size_t i = 0; i < conf.n; i++) {
-			int r = up_one(ctx, conf.entries[i].netdev, conf.entries[i].name, wait);
+			int r = rxe_up(ctx, conf.entries[i].netdev, conf.entries[i].name, wait);
 
-			rxe_unlock(ctx);	/* if up_one() failed while holding it */
-
-			if (r > ret)
-				ret = r;
+			ret = rxe_worse(ret, r);
 		}
 	}
 	out_arr_end(ctx->out);

@@ -23,6 +23,44 @@ const char *rxe_lock_path(void)
 	return env && *env ? env : RXECTL_RUNSTATEDIR "/rxectl.lock";
 }
 
+static int open_lock(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600), err;
+
+	if (fd >= 0)
+		return fd;
+	err = -errno;
+	if (err == -EACCES || err == -EPERM || err == -EROFS)
+		log_msg(LOG_ERR, "creating rxe devices needs root (rxectl cannot create its "
+			"lock file %s); run rxectl as root (for example with sudo).", path);
+	else
+		log_msg(LOG_ERR, "cannot open the lock file %s: %s.", path, strerror(-err));
+	return err;
+}
+
+int rxe_trylock(struct rxectl *ctx)
+{
+	const char *path = rxe_lock_path();
+	int fd, err;
+
+	if (ctx->locked)
+		return 0;
+	fd = open_lock(path);
+	if (fd < 0)
+		return fd;
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+		ctx->lock_fd = fd;
+		ctx->locked = true;
+		log_debug("holding %s", path);
+		return 0;
+	}
+	err = errno == EINTR ? -EWOULDBLOCK : -errno;
+	close(fd);
+	if (err != -EWOULDBLOCK)
+		log_msg(LOG_ERR, "cannot lock %s: %s.", path, strerror(-err));
+	return err;
+}
+
 int rxe_lock(struct rxectl *ctx)
 {
 	const char *path = rxe_lock_path();
@@ -32,16 +70,9 @@ int rxe_lock(struct rxectl *ctx)
 
 	if (ctx->locked)
 		return 0;
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0) {
-		err = -errno;
-		if (err == -EACCES || err == -EPERM || err == -EROFS)
-			log_msg(LOG_ERR, "creating rxe devices needs root (rxectl cannot create its "
-				"lock file %s); run rxectl as root (for example with sudo).", path);
-		else
-			log_msg(LOG_ERR, "cannot open the lock file %s: %s.", path, strerror(-err));
-		return err;
-	}
+	fd = open_lock(path);
+	if (fd < 0)
+		return fd;
 	for (int i = 0; i < RXE_LOCK_WAIT * 20; i++) {
 		if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
 			ctx->lock_fd = fd;

@@ -21,6 +21,12 @@
 
 const char *rxe_lock_path(void);
 int rxe_lock(struct rxectl *ctx);
+/*
+ * Take the lock only if it is free now: 0 (held), -EWOULDBLOCK (another
+ * rxectl holds it: try again later; nothing printed), or a negative errno
+ * after printing why.  For the monitor, which must not block (watchdog).
+ */
+int rxe_trylock(struct rxectl *ctx);
 void rxe_unlock(struct rxectl *ctx);
 
 #endif

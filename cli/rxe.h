@@ -92,4 +92,27 @@ void rxe_print_summary(struct rxectl *ctx, const struct rxe_dev *d,
  */
 int rxe_report_nl_error(struct rxectl *ctx, int err, const char *what);
 
+/*
+ * device.c: create and delete devices; every command (up, down, monitor,
+ * enable) goes through these two.
+ *
+ * rxe_up(): give `netdev` its rxe device `name` (idempotent: a device already
+ * on the netdev is kept, whatever its name), then wait up to `wait` seconds
+ * for it to be ready; prints the summary (rxe_print_summary).  Finding and
+ * creating happen under the creation lock (lock.h), taken and released here
+ * unless the caller already holds it (then it stays held).  Returns
+ * RXECTL_OK, RXECTL_GONE when the netdev is not there or went away at any
+ * step (said at warning level: NIC churn is not an error), or RXECTL_FAIL /
+ * RXECTL_USAGE after printing why.
+ */
+int rxe_up(struct rxectl *ctx, const char *netdev, const char *name, int wait);
+/*
+ * rxe_down(): delete the device named `target` or sitting on the netdev
+ * `target`; every rxe device if `target` is NULL.  Absent is not an error.
+ * Prints one object per removed device into the open array of ctx->out.
+ */
+int rxe_down(struct rxectl *ctx, const char *target);
+/* Of two exit codes, the one to report: USAGE > FAIL > GONE > OK. */
+int rxe_worse(int a, int b);
+
 #endif

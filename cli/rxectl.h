@@ -19,6 +19,8 @@ enum rxectl_exit {
 	RXECTL_OK = 0,		/* success (including "nothing to do") */
 	RXECTL_FAIL = 1,	/* the operation failed */
 	RXECTL_USAGE = 2,	/* usage error or bad input (names, config file) */
+	RXECTL_GONE = 3,	/* up: the netdev is not there, or went away meanwhile (a normal
+				 * event: rxe@.service has SuccessExitStatus=3) */
 };
 
 struct output;

@@ -178,8 +178,8 @@ sysfs_gid() {
 	[ "$(rdma -j link show | jq length)" -eq 0 ]
 }
 
-@test "up on a netdev that does not exist fails with exit 1, naming it" {
-	run -1 "$RXECTL" up nosuch0
+@test "up on a netdev that does not exist exits 3 (the netdev is not there), naming it" {
+	run -3 "$RXECTL" up nosuch0
 	[ "$output" = "rxectl: netdev nosuch0 does not exist; check the name with \`ip link\`." ]
 	[ "$(rdma -j link show | jq length)" -eq 0 ]
 }

@@ -88,8 +88,8 @@ no_rdma_kernel() {
 	[[ "$output" == *"up takes at most one NETDEV, but also got 'eth0'"* ]]
 }
 
-@test "up on a netdev that does not exist fails with exit 1, naming it" {
-	run -1 "$RXECTL" up nosuchdev0
+@test "up on a netdev that does not exist exits 3 (the netdev is not there), naming it" {
+	run -3 "$RXECTL" up nosuchdev0
 	[ "$output" = "rxectl: netdev nosuchdev0 does not exist; check the name with \`ip link\`." ]
 }
 
@@ -193,9 +193,9 @@ no_rdma_kernel() {
 	[[ "$output" == "rxectl: $RXECTL_CONFIG declares no netdevs; nothing to bring up." ]]
 }
 
-@test "up with every configured netdev absent fails with exit 1, naming each" {
+@test "up with every configured netdev absent exits 3, naming each" {
 	printf '[nosuchdev0]\n[nosuchdev1]\n' > "$RXECTL_CONFIG"
-	run -1 "$RXECTL" up
+	run -3 "$RXECTL" up
 	[[ "$output" == *"netdev nosuchdev0 does not exist"* ]]
 	[[ "$output" == *"netdev nosuchdev1 does not exist"* ]]
 }
