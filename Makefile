@@ -82,12 +82,13 @@ install: rxectl
 		sec=$${f##*.}; install -D -m 0644 "$$f" "$(DESTDIR)$(MANDIR)/man$$sec/$${f#man/}"; done
 	@if [ -f etc/rxe.conf ] && [ ! -e $(DESTDIR)$(SYSCONFDIR)/rxe/rxe.conf ]; then \
 		install -D -m 0644 etc/rxe.conf $(DESTDIR)$(SYSCONFDIR)/rxe/rxe.conf; fi
-	install -D -m 0644 etc/modules-load.d/rxe.conf $(DESTDIR)$(SYSCONFDIR)/modules-load.d/rxe.conf
+# opt-in files (rxe@.service(8)): examples under share/rxectl, active only once an operator
+# applies them; the memlock limit for users is scoped to the group rdma
+	install -D -m 0644 etc/modules-load.d/rxe.conf $(DESTDIR)$(PREFIX)/share/rxectl/modules-load.conf
+	install -D -m 0644 systemd/memlock.conf $(DESTDIR)$(PREFIX)/share/rxectl/memlock.conf
 	install -D -m 0644 etc/security/limits.d/50-rxe-memlock.conf \
 		$(DESTDIR)$(SYSCONFDIR)/security/limits.d/50-rxe-memlock.conf
 ifeq ($(WITH_SYSTEMDUNITS),yes)
-	install -D -m 0644 etc/systemd/system/service.d/50-rxe-memlock.conf \
-		$(DESTDIR)$(SYSCONFDIR)/systemd/system/service.d/50-rxe-memlock.conf
 	@for f in systemd/*.service systemd/*.target; do [ -f "$$f" ] || continue; \
 		mkdir -p "$(DESTDIR)$(SYSTEMDUNITDIR)"; \
 		sed 's|/usr/sbin/rxectl|$(SBINDIR)/rxectl|g' "$$f" > "$(DESTDIR)$(SYSTEMDUNITDIR)/$${f#systemd/}"; \

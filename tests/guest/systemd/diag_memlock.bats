@@ -36,7 +36,7 @@ service_ulimit() {
 }
 
 @test "with rxectl's drop-in installed, services really get unlimited and doctor passes" {
-	install -D -m 0644 "$BATS_TEST_DIRNAME/../../../etc/systemd/system/service.d/50-rxe-memlock.conf" "$DROPIN"
+	install -D -m 0644 "$BATS_TEST_DIRNAME/../../../systemd/memlock.conf" "$DROPIN"
 	systemctl daemon-reload
 	[ "$(service_ulimit)" = unlimited ]
 	[ "$(memlock_check status)" = pass ]

@@ -1,0 +1,241 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# NIC churn in the systemd guest (issue 16): a netdev going away at any moment of rxe@.service's
+# or the monitor's work is a normal event (the unit ends inactive, never failed), while real
+# failures still fail the unit with their message in the journal; 20 concurrent `rxectl up` with
+# the unit and the monitor acting make one device.  The tests build on each other in order.
+#   tests/run-all tests/guest/systemd/persist_churn.bats
+#   RXE_CHURN_ROUNDS=1000 tests/vm/vm-run --systemd --env RXE_CHURN_ROUNDS -- bats tests/guest/systemd/persist_churn.bats
+
+bats_require_minimum_version 1.5.0
+
+RXECTL=/usr/sbin/rxectl
+CONF=/etc/rxe/rxe.conf
+BOUND=30	# seconds: generous bound for a device to come back (TCG is slow)
+ROUNDS=${RXE_CHURN_ROUNDS:-100}
+
+setup_file() {
+	[ "$(cat /proc/1/comm)" = systemd ] || skip "not in the systemd test bed guest"
+	cd "$BATS_TEST_DIRNAME/../../.."
+	make -s -o rxectl install PREFIX=/usr >/dev/null
+	mkdir -p /etc/rxe
+	printf '# rxe.conf for the churn tests\n' > "$CONF"
+	systemctl daemon-reload
+	udevadm control --reload
+	date +%s > "$BATS_FILE_TMPDIR/t0"
+}
+
+now() { date +%s.%N; }
+secs_since() { awk -v a="$(now)" -v b="$1" 'BEGIN { printf "%d", a - b }'; }
+
+devs_on() { # "name:state" of each rxe device on netdev $1
+	rdma -j link show 2>/dev/null | jq -r --arg n "$1" '.[] | select(.netdev == $n) | "\(.ifname):\(.state)"'
+}
+count_on() { devs_on "$1" | grep -c . || true; }
+
+wait_active() { # netdev bound: exactly one ACTIVE device on it, else fail
+	local t0=$(now) d
+	while [ "$(secs_since "$t0")" -lt "$2" ]; do
+		d=$(devs_on "$1")
+		[ "$(echo "$d" | grep -c .)" -le 1 ] || { echo "two devices on $1: $d"; return 1; }
+		[[ "$d" == *:ACTIVE ]] && return 0
+		sleep 0.05
+	done
+	echo "no ACTIVE device on $1 after $2 s: '$(devs_on "$1")'"
+	return 1
+}
+
+make_dummy() { # name address
+	ip link add "$1" type dummy && ip addr add "$2/24" dev "$1" && ip link set "$1" up
+}
+make_veth() { # name address (the peer is NAMEp)
+	ip link add "$1" type veth peer name "$1p" && ip addr add "$2/24" dev "$1" &&
+		ip link set "$1p" up && ip link set "$1" up
+}
+
+failed_units() { systemctl list-units --failed --no-legend --plain | awk '{print $1}'; }
+
+# Wait until udev and systemd have no work left (every start/stop job of the churn done).
+settle() {
+	local t0=$(now)
+	udevadm settle --timeout=60 || true
+	while [ -n "$(systemctl list-jobs --no-legend)" ]; do
+		[ "$(secs_since "$t0")" -lt 120 ] || { systemctl list-jobs; return 1; }
+		sleep 0.2
+	done
+}
+
+# A drop-in for one instance, in /run (gone at reboot); $1 unit, stdin the [Service] lines.
+dropin() {
+	mkdir -p "/run/systemd/system/$1.d"
+	{ echo '[Service]'; cat; } > "/run/systemd/system/$1.d/50-test.conf"
+	systemctl daemon-reload
+}
+undrop() { rm -rf "/run/systemd/system/$1.d"; systemctl daemon-reload; systemctl reset-failed "$1" || true; }
+
+# The journal lines of unit $1 since the test began, message only.
+unit_journal() { journalctl -u "$1" --since "@$(cat "$BATS_FILE_TMPDIR/t0")" -o cat --no-pager; }
+
+@test "a real failure still fails the unit: rdma_rxe cannot be loaded" {
+	make_dummy rxf0 198.51.100.33
+	"$RXECTL" down --all >/dev/null
+	! grep -q '^rdma_rxe ' /proc/modules || rmmod rdma_rxe
+	modprobe ib_uverbs
+	# as if the module were not installed: the unit cannot see /lib/modules
+	dropin rxe@rxf0.service <<<'InaccessiblePaths=/lib/modules'
+	run systemctl start rxe@rxf0.service
+	[ "$status" -ne 0 ]
+	[ "$(systemctl is-active rxe@rxf0.service)" = failed ]
+	run unit_journal rxe@rxf0.service
+	echo "$output"
+	[[ "$output" == *"rxectl: rdma_rxe is not available for kernel $(uname -r);"* ]]
+	[[ "$output" == *"status=1/FAILURE"* ]]
+	undrop rxe@rxf0.service
+}
+
+@test "a real failure still fails the unit: the kernel refuses (no CAP_NET_ADMIN)" {
+	dropin rxe@rxf0.service <<<'CapabilityBoundingSet=CAP_SYS_MODULE'
+	run systemctl start rxe@rxf0.service
+	[ "$status" -ne 0 ]
+	[ "$(systemctl is-active rxe@rxf0.service)" = failed ]
+	run unit_journal rxe@rxf0.service
+	echo "$output"
+	[[ "$output" == *"rxectl: creating rxe_rxf0 on rxf0 needs the CAP_NET_ADMIN capability;"* ]]
+	[ "$(count_on rxf0)" = 0 ]
+	undrop rxe@rxf0.service
+}
+
+@test "a real failure still fails the unit: a malformed rxe.conf" {
+	printf '[rxf0]\nmtu = 9000\n' > "$CONF"
+	run systemctl start rxe@rxf0.service
+	[ "$status" -ne 0 ]
+	[ "$(systemctl is-active rxe@rxf0.service)" = failed ]
+	run unit_journal rxe@rxf0.service
+	echo "$output"
+	[[ "$output" == *"rxectl: $CONF:2: unknown key 'mtu' in [rxf0]"* ]]
+	[[ "$output" == *"status=2/INVALIDARGUMENT"* ]]
+	printf '# rxe.conf for the churn tests\n' > "$CONF"
+	systemctl reset-failed rxe@rxf0.service
+	ip link del rxf0
+}
+
+@test "the sandboxed unit creates the device, and deletes it when stopped" {
+	make_veth rxg0 198.51.100.41
+	systemctl start rxe@rxg0.service
+	wait_active rxg0 "$BOUND"
+	[ "$(systemctl is-active rxe@rxg0.service)" = active ]
+	systemctl stop rxe@rxg0.service
+	[ "$(count_on rxg0)" = 0 ]
+	systemctl start rxe@rxg0.service
+	wait_active rxg0 "$BOUND"
+	# the netdev going away stops the unit (BindsTo=): inactive, not failed
+	ip link del rxg0
+	settle
+	[ "$(systemctl is-active rxe@rxg0.service)" = inactive ]
+	[ -z "$(failed_units)" ]
+}
+
+@test "the netdev going away while the unit's start still runs stops it cleanly (SIGTERM), inactive, not failed" {
+	make_veth rxg0 198.51.100.41
+	# a start that takes long, to delete the netdev in the middle of it for sure
+	dropin rxe@rxg0.service <<<$'ExecStart=\nExecStart=/bin/sleep 60'
+	systemctl start --no-block rxe@rxg0.service
+	for _ in $(seq 100); do [ "$(systemctl is-active rxe@rxg0.service)" = activating ] && break; sleep 0.1; done
+	[ "$(systemctl is-active rxe@rxg0.service)" = activating ]
+	ip link del rxg0
+	settle
+	run systemctl is-active rxe@rxg0.service
+	[ "$output" = inactive ]
+	run unit_journal rxe@rxg0.service
+	echo "$output"
+	! [[ "$output" == *"Failed with result"* ]]
+	undrop rxe@rxg0.service
+}
+
+@test "churn: a declared netdev deleted at every moment of the unit's work, ROUNDS times, never leaves a failed unit" {
+	"$RXECTL" enable rxk0 >/dev/null
+	"$RXECTL" enable rxk1 >/dev/null
+	systemctl start rxe-monitor.service
+	local since=$(date +%s) created=0 dups=0 t0=$(now)
+	# how long each netdev lives in a round, in turn: gone before `up` runs, during it, while
+	# it waits, after the device is ACTIVE (then the unit's stop runs `down`)
+	local lives=(0 0.05 0.2 0.6 active)
+	for i in $(seq 1 "$ROUNDS"); do
+		local life=${lives[$((i % ${#lives[@]}))]}
+		make_veth rxk0 198.51.100.1
+		make_dummy rxk1 198.51.100.2	# declared, gone at the end
+		make_dummy rxz0 198.51.100.3	# undeclared: never gets a device
+		if [ "$life" = active ]; then
+			wait_active rxk0 "$BOUND"
+			created=$((created + 1))
+		else
+			sleep "$life"
+		fi
+		[ "$(count_on rxk0)" -le 1 ] || dups=$((dups + 1))
+		ip link del rxk0
+		ip link del rxk1
+		[ $((i % 3)) = 0 ] && ip link set rxz0 name rxz1 && ip link del rxz1 || ip link del rxz0
+	done
+	local took=$(secs_since "$t0")
+	# the end state: rxk0 present, rxk1 absent
+	make_veth rxk0 198.51.100.1
+	settle
+	wait_active rxk0 "$BOUND"
+	sleep 3	# the monitor's recheck, and any late job
+	settle
+	echo "# $ROUNDS rounds in $took s: $created devices seen ACTIVE in 'active' rounds, $dups rounds with two devices" >&3
+	[ "$dups" = 0 ]
+	[ "$(devs_on rxk0)" = rxe_rxk0:ACTIVE ]
+	[ "$(count_on rxk1)" = 0 ]
+	[ "$(rdma -j link show | jq length)" = 1 ]
+	run failed_units
+	echo "failed: $output"
+	[ -z "$output" ]
+	run systemctl is-system-running
+	echo "is-system-running: $output"
+	[ "$output" != degraded ]
+	[ "$(systemctl is-active rxe@rxk0.service)" = active ]
+	[ "$(systemctl is-active rxe@rxk1.service)" = inactive ]
+	[ "$(systemctl is-active rxe-monitor.service)" = active ]
+	# the rxe@ and monitor journals: no error, no failure, for any of the races
+	run journalctl --since "@$since" -u 'rxe@*' -u rxe-monitor.service -p err -o cat --no-pager
+	echo "errors: $output"
+	[ -z "$output" ]
+	run journalctl --since "@$since" -u 'rxe@*' -u rxe-monitor.service -o cat --no-pager
+	! echo "$output" | grep -E "Failed with result|status=1/FAILURE|code=killed|code=dumped"
+	local gone_lines=$(echo "$output" | grep -c "went away\|does not exist" || true)
+	echo "# journal: $(echo "$output" | grep -c .) lines of rxe@ and rxe-monitor for $ROUNDS rounds ($gone_lines netdev-gone lines)" >&3
+}
+
+@test "20 concurrent rxectl up on one declared netdev, while the unit and the monitor act, make one device" {
+	for r in 1 2 3; do
+		ip link del rxk0
+		settle
+		make_veth rxk0 198.51.100.1
+		# udev starts rxe@rxk0.service and the monitor sees the new netdev, meanwhile:
+		local pids=()
+		for i in $(seq 1 20); do
+			"$RXECTL" up rxk0 --wait 0 > "$BATS_TEST_TMPDIR/up$i" 2>&1 &
+			pids+=($!)
+		done
+		local bad=0
+		for p in "${pids[@]}"; do wait "$p" || bad=$((bad + 1)); done
+		cat "$BATS_TEST_TMPDIR"/up*
+		[ "$bad" = 0 ]
+		[ "$(grep -l 'was created' "$BATS_TEST_TMPDIR"/up* | wc -l)" -le 1 ]
+		wait_active rxk0 "$BOUND"
+		settle
+		sleep 2
+		[ "$(devs_on rxk0)" = rxe_rxk0:ACTIVE ]
+		[ -z "$(failed_units)" ]
+		[ "$(systemctl is-active rxe@rxk0.service)" = active ]
+	done
+}
+
+@test "the sandboxed units score better than 3 in systemd-analyze security" {
+	local m u
+	m=$(systemd-analyze security --no-pager rxe-monitor.service | sed -n 's/.*Overall exposure level for .*: \([0-9.]*\).*/\1/p')
+	u=$(systemd-analyze security --no-pager rxe@rxk0.service | sed -n 's/.*Overall exposure level for .*: \([0-9.]*\).*/\1/p')
+	echo "# systemd-analyze security: rxe-monitor.service $m, rxe@rxk0.service $u" >&3
+	awk -v a="$m" -v b="$u" 'BEGIN { exit !(a < 3 && b < 3) }'
+}
