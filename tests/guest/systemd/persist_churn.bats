@@ -42,6 +42,9 @@ wait_active() { # netdev bound: exactly one ACTIVE device on it, else fail
 		sleep 0.05
 	done
 	echo "no ACTIVE device on $1 after $2 s: '$(devs_on "$1")'"
+	ip -br link show "$1"
+	journalctl -n 60 -o short-monotonic --no-pager -u "rxe@$1.service" -u rxe-monitor.service \
+		-u "sys-subsystem-net-devices-$1.device"
 	return 1
 }
 
@@ -90,11 +93,13 @@ unit_journal() { journalctl -u "$1" --since "@$(cat "$BATS_FILE_TMPDIR/t0")" -o 
 	echo "$output"
 	[[ "$output" == *"rxectl: rdma_rxe is not available for kernel $(uname -r);"* ]]
 	[[ "$output" == *"status=1/FAILURE"* ]]
-	undrop rxe@rxf0.service
 }
 
 @test "a real failure still fails the unit: the kernel refuses (no CAP_NET_ADMIN)" {
-	dropin rxe@rxf0.service <<<'CapabilityBoundingSet=CAP_SYS_MODULE'
+	# (an empty CapabilityBoundingSet= first: the lines of a unit and its drop-ins are merged)
+	dropin rxe@rxf0.service <<<$'CapabilityBoundingSet=\nCapabilityBoundingSet=CAP_SYS_MODULE'
+	[ "$(systemctl show -P CapabilityBoundingSet rxe@rxf0.service)" = cap_sys_module ]
+	[ "$(systemctl is-active rxe@rxf0.service)" != active ]
 	run systemctl start rxe@rxf0.service
 	[ "$status" -ne 0 ]
 	[ "$(systemctl is-active rxe@rxf0.service)" = failed ]
@@ -102,10 +107,10 @@ unit_journal() { journalctl -u "$1" --since "@$(cat "$BATS_FILE_TMPDIR/t0")" -o 
 	echo "$output"
 	[[ "$output" == *"rxectl: creating rxe_rxf0 on rxf0 needs the CAP_NET_ADMIN capability;"* ]]
 	[ "$(count_on rxf0)" = 0 ]
-	undrop rxe@rxf0.service
 }
 
 @test "a real failure still fails the unit: a malformed rxe.conf" {
+	[ "$(systemctl is-active rxe@rxf0.service)" != active ]
 	printf '[rxf0]\nmtu = 9000\n' > "$CONF"
 	run systemctl start rxe@rxf0.service
 	[ "$status" -ne 0 ]
@@ -114,12 +119,22 @@ unit_journal() { journalctl -u "$1" --since "@$(cat "$BATS_FILE_TMPDIR/t0")" -o 
 	echo "$output"
 	[[ "$output" == *"rxectl: $CONF:2: unknown key 'mtu' in [rxf0]"* ]]
 	[[ "$output" == *"status=2/INVALIDARGUMENT"* ]]
-	printf '# rxe.conf for the churn tests\n' > "$CONF"
-	systemctl reset-failed rxe@rxf0.service
-	ip link del rxf0
+}
+
+teardown() {
+	# whatever a failure test left: a valid rxe.conf, no failed rxe@rxf0
+	if [[ "$BATS_TEST_DESCRIPTION" == "a real failure"* ]]; then
+		grep -q mtu "$CONF" && printf '# rxe.conf for the churn tests\n' > "$CONF"
+		systemctl stop rxe@rxf0.service 2>/dev/null
+		systemctl reset-failed rxe@rxf0.service 2>/dev/null
+		rm -rf /run/systemd/system/rxe@rxf0.service.d
+		systemctl daemon-reload
+	fi
+	true
 }
 
 @test "the sandboxed unit creates the device, and deletes it when stopped" {
+	ip link del rxf0
 	make_veth rxg0 198.51.100.41
 	systemctl start rxe@rxg0.service
 	wait_active rxg0 "$BOUND"

@@ -46,6 +46,9 @@ wait_active() {
 		sleep 0.05
 	done
 	echo "no ACTIVE device on $1 after $2 s: '$(devs_on "$1")'"
+	ip -br link show "$1"
+	journalctl -n 60 -o short-monotonic --no-pager -u "rxe@$1.service" -u rxe-monitor.service \
+		-u "sys-subsystem-net-devices-$1.device"
 	return 1
 }
 
