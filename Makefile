@@ -84,7 +84,7 @@ install: rxectl
 		install -D -m 0644 etc/rxe.conf $(DESTDIR)$(SYSCONFDIR)/rxe/rxe.conf; fi
 # opt-in files (rxe@.service(8)): examples under share/rxectl, active only once an operator
 # applies them; the memlock limit for users is scoped to the group rdma
-	install -D -m 0644 etc/modules-load.d/rxe.conf $(DESTDIR)$(PREFIX)/share/rxectl/modules-load.conf
+	install -D -m 0644 systemd/modules-load.conf $(DESTDIR)$(PREFIX)/share/rxectl/modules-load.conf
 	install -D -m 0644 systemd/memlock.conf $(DESTDIR)$(PREFIX)/share/rxectl/memlock.conf
 	install -D -m 0644 etc/security/limits.d/50-rxe-memlock.conf \
 		$(DESTDIR)$(SYSCONFDIR)/security/limits.d/50-rxe-memlock.conf
