@@ -1,9 +1,10 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
-# NIC churn in the systemd guest (issue 16): a netdev going away at any moment of rxe@.service's
-# or the monitor's work is a normal event (the unit ends inactive, never failed), while real
-# failures still fail the unit with their message in the journal; 20 concurrent `rxectl up` with
-# the unit and the monitor acting make one device.  The tests build on each other in order.
+# NIC churn in the systemd guest (issue 16): a declared netdev deleted and re-created ROUNDS
+# times, at every moment of rxe@.service's and the monitor's work, leaves one device per present
+# declared netdev, none for absent ones, no failed unit and no error in their journals; then 20
+# concurrent `rxectl up` with the unit and the monitor acting make one device.  The real
+# failures, the sandbox and the SIGTERM stop are in persist_failures.bats.
 #   tests/run-all tests/guest/systemd/persist_churn.bats
 #   RXE_CHURN_ROUNDS=1000 tests/vm/vm-run --systemd --env RXE_CHURN_ROUNDS -- bats tests/guest/systemd/persist_churn.bats
 
@@ -62,109 +63,10 @@ failed_units() { systemctl list-units --failed --no-legend --plain | awk '{print
 settle() {
 	local t0=$(now)
 	udevadm settle --timeout=60 || true
-	while [ -n "$(systemctl list-jobs --no-legend)" ]; do
+	while systemctl list-jobs --no-legend | grep -qE 'rxe|sys-subsystem-net'; do
 		[ "$(secs_since "$t0")" -lt 120 ] || { systemctl list-jobs; return 1; }
 		sleep 0.2
 	done
-}
-
-# A drop-in for one instance, in /run (gone at reboot); $1 unit, stdin the [Service] lines.
-dropin() {
-	mkdir -p "/run/systemd/system/$1.d"
-	{ echo '[Service]'; cat; } > "/run/systemd/system/$1.d/50-test.conf"
-	systemctl daemon-reload
-}
-undrop() { rm -rf "/run/systemd/system/$1.d"; systemctl daemon-reload; systemctl reset-failed "$1" || true; }
-
-# The journal lines of unit $1 since the test began, message only.
-unit_journal() { journalctl -u "$1" --since "@$(cat "$BATS_FILE_TMPDIR/t0")" -o cat --no-pager; }
-
-@test "a real failure still fails the unit: rdma_rxe cannot be loaded" {
-	make_dummy rxf0 198.51.100.33
-	"$RXECTL" down --all >/dev/null
-	! grep -q '^rdma_rxe ' /proc/modules || rmmod rdma_rxe
-	modprobe ib_uverbs
-	# as if the module were not installed: the unit cannot see /lib/modules
-	dropin rxe@rxf0.service <<<'InaccessiblePaths=/lib/modules'
-	run systemctl start rxe@rxf0.service
-	[ "$status" -ne 0 ]
-	[ "$(systemctl is-active rxe@rxf0.service)" = failed ]
-	run unit_journal rxe@rxf0.service
-	echo "$output"
-	[[ "$output" == *"rxectl: rdma_rxe is not available for kernel $(uname -r);"* ]]
-	[[ "$output" == *"status=1/FAILURE"* ]]
-}
-
-@test "a real failure still fails the unit: the kernel refuses (no CAP_NET_ADMIN)" {
-	# (an empty CapabilityBoundingSet= first: the lines of a unit and its drop-ins are merged)
-	dropin rxe@rxf0.service <<<$'CapabilityBoundingSet=\nCapabilityBoundingSet=CAP_SYS_MODULE'
-	[ "$(systemctl show -P CapabilityBoundingSet rxe@rxf0.service)" = cap_sys_module ]
-	[ "$(systemctl is-active rxe@rxf0.service)" != active ]
-	run systemctl start rxe@rxf0.service
-	[ "$status" -ne 0 ]
-	[ "$(systemctl is-active rxe@rxf0.service)" = failed ]
-	run unit_journal rxe@rxf0.service
-	echo "$output"
-	[[ "$output" == *"rxectl: creating rxe_rxf0 on rxf0 needs the CAP_NET_ADMIN capability;"* ]]
-	[ "$(count_on rxf0)" = 0 ]
-}
-
-@test "a real failure still fails the unit: a malformed rxe.conf" {
-	[ "$(systemctl is-active rxe@rxf0.service)" != active ]
-	printf '[rxf0]\nmtu = 9000\n' > "$CONF"
-	run systemctl start rxe@rxf0.service
-	[ "$status" -ne 0 ]
-	[ "$(systemctl is-active rxe@rxf0.service)" = failed ]
-	run unit_journal rxe@rxf0.service
-	echo "$output"
-	[[ "$output" == *"rxectl: $CONF:2: unknown key 'mtu' in [rxf0]"* ]]
-	[[ "$output" == *"status=2/INVALIDARGUMENT"* ]]
-}
-
-teardown() {
-	# whatever a failure test left: a valid rxe.conf, no failed rxe@rxf0
-	if [[ "$BATS_TEST_DESCRIPTION" == "a real failure"* ]]; then
-		grep -q mtu "$CONF" && printf '# rxe.conf for the churn tests\n' > "$CONF"
-		systemctl stop rxe@rxf0.service 2>/dev/null
-		systemctl reset-failed rxe@rxf0.service 2>/dev/null
-		rm -rf /run/systemd/system/rxe@rxf0.service.d
-		systemctl daemon-reload
-	fi
-	true
-}
-
-@test "the sandboxed unit creates the device, and deletes it when stopped" {
-	ip link del rxf0
-	make_veth rxg0 198.51.100.41
-	systemctl start rxe@rxg0.service
-	wait_active rxg0 "$BOUND"
-	[ "$(systemctl is-active rxe@rxg0.service)" = active ]
-	systemctl stop rxe@rxg0.service
-	[ "$(count_on rxg0)" = 0 ]
-	systemctl start rxe@rxg0.service
-	wait_active rxg0 "$BOUND"
-	# the netdev going away stops the unit (BindsTo=): inactive, not failed
-	ip link del rxg0
-	settle
-	[ "$(systemctl is-active rxe@rxg0.service)" = inactive ]
-	[ -z "$(failed_units)" ]
-}
-
-@test "the netdev going away while the unit's start still runs stops it cleanly (SIGTERM), inactive, not failed" {
-	make_veth rxg0 198.51.100.41
-	# a start that takes long, to delete the netdev in the middle of it for sure
-	dropin rxe@rxg0.service <<<$'ExecStart=\nExecStart=/bin/sleep 60'
-	systemctl start --no-block rxe@rxg0.service
-	for _ in $(seq 100); do [ "$(systemctl is-active rxe@rxg0.service)" = activating ] && break; sleep 0.1; done
-	[ "$(systemctl is-active rxe@rxg0.service)" = activating ]
-	ip link del rxg0
-	settle
-	run systemctl is-active rxe@rxg0.service
-	[ "$output" = inactive ]
-	run unit_journal rxe@rxg0.service
-	echo "$output"
-	! [[ "$output" == *"Failed with result"* ]]
-	undrop rxe@rxg0.service
 }
 
 @test "churn: a declared netdev deleted at every moment of the unit's work, ROUNDS times, never leaves a failed unit" {
@@ -177,9 +79,12 @@ teardown() {
 	local lives=(0 0.05 0.2 0.6 active)
 	for i in $(seq 1 "$ROUNDS"); do
 		local life=${lives[$((i % ${#lives[@]}))]}
+		local side=$((i % 5 == 1))	# every 5th round: the other netdevs churn too
 		make_veth rxk0 198.51.100.1
-		make_dummy rxk1 198.51.100.2	# declared, gone at the end
-		make_dummy rxz0 198.51.100.3	# undeclared: never gets a device
+		if [ "$side" = 1 ]; then
+			make_dummy rxk1 198.51.100.2	# declared, gone at the end
+			make_dummy rxz0 198.51.100.3	# undeclared: never gets a device
+		fi
 		if [ "$life" = active ]; then
 			wait_active rxk0 "$BOUND"
 			created=$((created + 1))
@@ -188,8 +93,11 @@ teardown() {
 		fi
 		[ "$(count_on rxk0)" -le 1 ] || dups=$((dups + 1))
 		ip link del rxk0
-		ip link del rxk1
-		[ $((i % 3)) = 0 ] && ip link set rxz0 name rxz1 && ip link del rxz1 || ip link del rxz0
+		if [ "$side" = 1 ]; then
+			ip link del rxk1
+			ip link set rxz0 name rxz1	# a rename of an undeclared netdev, then gone
+			ip link del rxz1
+		fi
 	done
 	local took=$(secs_since "$t0")
 	# the end state: rxk0 present, rxk1 absent
@@ -217,7 +125,7 @@ teardown() {
 	echo "errors: $output"
 	[ -z "$output" ]
 	run journalctl --since "@$since" -u 'rxe@*' -u rxe-monitor.service -o cat --no-pager
-	! echo "$output" | grep -E "Failed with result|status=1/FAILURE|code=killed|code=dumped"
+	! echo "$output" | grep -E "Failed with result|status=1/FAILURE|status=2/|code=dumped"
 	local gone_lines=$(echo "$output" | grep -c "went away\|does not exist" || true)
 	echo "# journal: $(echo "$output" | grep -c .) lines of rxe@ and rxe-monitor for $ROUNDS rounds ($gone_lines netdev-gone lines)" >&3
 }
@@ -247,10 +155,3 @@ teardown() {
 	done
 }
 
-@test "the sandboxed units score better than 3 in systemd-analyze security" {
-	local m u
-	m=$(systemd-analyze security --no-pager rxe-monitor.service | sed -n 's/.*Overall exposure level for .*: \([0-9.]*\).*/\1/p')
-	u=$(systemd-analyze security --no-pager rxe@rxk0.service | sed -n 's/.*Overall exposure level for .*: \([0-9.]*\).*/\1/p')
-	echo "# systemd-analyze security: rxe-monitor.service $m, rxe@rxk0.service $u" >&3
-	awk -v a="$m" -v b="$u" 'BEGIN { exit !(a < 3 && b < 3) }'
-}

@@ -1,0 +1,175 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# rxe@.service in the systemd guest (issues 14 and 16): real failures (module missing, kernel
+# refusal, malformed rxe.conf) fail the unit with their message in the journal; the netdev
+# going away while the start runs is a clean stop; the sandboxed units work and score below 3
+# in systemd-analyze security.  NIC churn is in persist_churn.bats.
+#   tests/run-all tests/guest/systemd/persist_failures.bats
+#   RXE_CHURN_ROUNDS=1000 tests/vm/vm-run --systemd --env RXE_CHURN_ROUNDS -- bats tests/guest/systemd/persist_failures.bats
+
+bats_require_minimum_version 1.5.0
+
+RXECTL=/usr/sbin/rxectl
+CONF=/etc/rxe/rxe.conf
+BOUND=30	# seconds: generous bound for a device to come back (TCG is slow)
+
+setup_file() {
+	[ "$(cat /proc/1/comm)" = systemd ] || skip "not in the systemd test bed guest"
+	cd "$BATS_TEST_DIRNAME/../../.."
+	make -s -o rxectl install PREFIX=/usr >/dev/null
+	mkdir -p /etc/rxe
+	printf '# rxe.conf for the churn tests\n' > "$CONF"
+	systemctl daemon-reload
+	udevadm control --reload
+	date +%s > "$BATS_FILE_TMPDIR/t0"
+}
+
+now() { date +%s.%N; }
+secs_since() { awk -v a="$(now)" -v b="$1" 'BEGIN { printf "%d", a - b }'; }
+
+devs_on() { # "name:state" of each rxe device on netdev $1
+	rdma -j link show 2>/dev/null | jq -r --arg n "$1" '.[] | select(.netdev == $n) | "\(.ifname):\(.state)"'
+}
+count_on() { devs_on "$1" | grep -c . || true; }
+
+wait_active() { # netdev bound: exactly one ACTIVE device on it, else fail
+	local t0=$(now) d
+	while [ "$(secs_since "$t0")" -lt "$2" ]; do
+		d=$(devs_on "$1")
+		[ "$(echo "$d" | grep -c .)" -le 1 ] || { echo "two devices on $1: $d"; return 1; }
+		[[ "$d" == *:ACTIVE ]] && return 0
+		sleep 0.05
+	done
+	echo "no ACTIVE device on $1 after $2 s: '$(devs_on "$1")'"
+	ip -br link show "$1"
+	journalctl -n 60 -o short-monotonic --no-pager -u "rxe@$1.service" -u rxe-monitor.service \
+		-u "sys-subsystem-net-devices-$1.device"
+	return 1
+}
+
+make_dummy() { # name address
+	ip link add "$1" type dummy && ip addr add "$2/24" dev "$1" && ip link set "$1" up
+}
+make_veth() { # name address (the peer is NAMEp)
+	ip link add "$1" type veth peer name "$1p" && ip addr add "$2/24" dev "$1" &&
+		ip link set "$1p" up && ip link set "$1" up
+}
+
+failed_units() { systemctl list-units --failed --no-legend --plain | awk '{print $1}'; }
+
+# Wait until udev and systemd have no work left (every start/stop job of the churn done).
+settle() {
+	local t0=$(now)
+	udevadm settle --timeout=60 || true
+	while systemctl list-jobs --no-legend | grep -qE 'rxe|sys-subsystem-net'; do
+		[ "$(secs_since "$t0")" -lt 120 ] || { systemctl list-jobs; return 1; }
+		sleep 0.2
+	done
+}
+
+# A drop-in for one instance, in /run (gone at reboot); $1 unit, stdin the [Service] lines.
+dropin() {
+	mkdir -p "/run/systemd/system/$1.d"
+	{ echo '[Service]'; cat; } > "/run/systemd/system/$1.d/50-test.conf"
+	systemctl daemon-reload
+}
+undrop() { rm -rf "/run/systemd/system/$1.d"; systemctl daemon-reload; systemctl reset-failed "$1" || true; }
+
+# The journal lines of unit $1 since the test began, message only.
+unit_journal() { journalctl -u "$1" --since "@$(cat "$BATS_FILE_TMPDIR/t0")" -o cat --no-pager; }
+
+@test "a real failure still fails the unit: rdma_rxe cannot be loaded" {
+	make_dummy rxf0 198.51.100.33
+	"$RXECTL" down --all >/dev/null
+	! grep -q '^rdma_rxe ' /proc/modules || rmmod rdma_rxe
+	modprobe ib_uverbs
+	# as if the module were not installed: the unit cannot see /lib/modules
+	dropin rxe@rxf0.service <<<'InaccessiblePaths=/lib/modules'
+	run systemctl start rxe@rxf0.service
+	[ "$status" -ne 0 ]
+	[ "$(systemctl is-active rxe@rxf0.service)" = failed ]
+	run unit_journal rxe@rxf0.service
+	echo "$output"
+	[[ "$output" == *"rxectl: rdma_rxe is not available for kernel $(uname -r);"* ]]
+	[[ "$output" == *"status=1/FAILURE"* ]]
+}
+
+@test "a real failure still fails the unit: the kernel refuses (no CAP_NET_ADMIN)" {
+	# (an empty CapabilityBoundingSet= first: the lines of a unit and its drop-ins are merged)
+	dropin rxe@rxf0.service <<<$'CapabilityBoundingSet=\nCapabilityBoundingSet=CAP_SYS_MODULE'
+	[ "$(systemctl show -P CapabilityBoundingSet rxe@rxf0.service)" = cap_sys_module ]
+	[ "$(systemctl is-active rxe@rxf0.service)" != active ]
+	run systemctl start rxe@rxf0.service
+	[ "$status" -ne 0 ]
+	[ "$(systemctl is-active rxe@rxf0.service)" = failed ]
+	run unit_journal rxe@rxf0.service
+	echo "$output"
+	[[ "$output" == *"rxectl: creating rxe_rxf0 on rxf0 needs the CAP_NET_ADMIN capability;"* ]]
+	[ "$(count_on rxf0)" = 0 ]
+}
+
+@test "a real failure still fails the unit: a malformed rxe.conf" {
+	[ "$(systemctl is-active rxe@rxf0.service)" != active ]
+	printf '[rxf0]\nmtu = 9000\n' > "$CONF"
+	run systemctl start rxe@rxf0.service
+	[ "$status" -ne 0 ]
+	[ "$(systemctl is-active rxe@rxf0.service)" = failed ]
+	run unit_journal rxe@rxf0.service
+	echo "$output"
+	[[ "$output" == *"rxectl: $CONF:2: unknown key 'mtu' in [rxf0]"* ]]
+	[[ "$output" == *"status=2/INVALIDARGUMENT"* ]]
+}
+
+teardown() {
+	# whatever a failure test left: a valid rxe.conf, no failed rxe@rxf0
+	if [[ "$BATS_TEST_DESCRIPTION" == "a real failure"* ]]; then
+		grep -q mtu "$CONF" && printf '# rxe.conf for the churn tests\n' > "$CONF"
+		systemctl stop rxe@rxf0.service 2>/dev/null
+		systemctl reset-failed rxe@rxf0.service 2>/dev/null
+		rm -rf /run/systemd/system/rxe@rxf0.service.d
+		systemctl daemon-reload
+	fi
+	true
+}
+
+@test "the sandboxed unit creates the device, and deletes it when stopped" {
+	ip link del rxf0
+	make_veth rxg0 198.51.100.41
+	systemctl start rxe@rxg0.service
+	wait_active rxg0 "$BOUND"
+	[ "$(systemctl is-active rxe@rxg0.service)" = active ]
+	systemctl stop rxe@rxg0.service
+	[ "$(count_on rxg0)" = 0 ]
+	systemctl start rxe@rxg0.service
+	wait_active rxg0 "$BOUND"
+	# the netdev going away stops the unit (BindsTo=): inactive, not failed
+	ip link del rxg0
+	settle
+	[ "$(systemctl is-active rxe@rxg0.service)" = inactive ]
+	[ -z "$(failed_units)" ]
+}
+
+@test "the netdev going away while the unit's start still runs stops it cleanly (SIGTERM), inactive, not failed" {
+	make_veth rxg0 198.51.100.41
+	# a start that takes long, to delete the netdev in the middle of it for sure
+	dropin rxe@rxg0.service <<<$'ExecStart=\nExecStart=/bin/sleep 60'
+	systemctl start --no-block rxe@rxg0.service
+	for _ in $(seq 100); do [ "$(systemctl is-active rxe@rxg0.service)" = activating ] && break; sleep 0.1; done
+	[ "$(systemctl is-active rxe@rxg0.service)" = activating ]
+	ip link del rxg0
+	settle
+	run systemctl is-active rxe@rxg0.service
+	[ "$output" = inactive ]
+	run unit_journal rxe@rxg0.service
+	echo "$output"
+	! [[ "$output" == *"Failed with result"* ]]
+	undrop rxe@rxg0.service
+}
+
+@test "the sandboxed units score better than 3 in systemd-analyze security" {
+	local m u
+	m=$(systemd-analyze security --no-pager rxe-monitor.service | sed -n 's/.*Overall exposure level for .*: \([0-9.]*\).*/\1/p')
+	u=$(systemd-analyze security --no-pager rxe@rxg0.service | sed -n 's/.*Overall exposure level for .*: \([0-9.]*\).*/\1/p')
+	echo "# systemd-analyze security: rxe-monitor.service $m, rxe@rxg0.service $u" >&3
+	awk -v a="$m" -v b="$u" 'BEGIN { exit !(a < 3 && b < 3) }'
+}
