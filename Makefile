@@ -61,8 +61,10 @@ tests/unit/test_%: tests/unit/test_%.c $(LIB_OBJS)
 
 unit: $(UNIT_BINS)
 
+# KVER: a kernel version or a test bed row (tests/vm/rows: 6.1, 6.1-cloud, 6.12, 6.12-cloud,
+# newest); other kernels than the default build in driver/build/KVER/.
 driver:
-	$(MAKE) -C driver module KVER=$(KVER)
+	tests/vm/kernel-row build $(KVER)
 
 deps:
 	./scripts/setup-deps

@@ -6,6 +6,7 @@
 #include <net/addrconf.h>
 #include <rdma/rdma_netlink.h>
 #include "rxe.h"
+#include "compat/ops.h"
 
 MODULE_AUTHOR("rxectl project");
 MODULE_DESCRIPTION("Soft-RoCE (RoCE v2) driver, rxectl bundled build");
@@ -39,7 +40,7 @@ static const struct ib_device_ops rxe_dev_ops = {
 	.alloc_pd = rxe_alloc_pd,
 	.alloc_ucontext = rxe_alloc_ucontext,
 	.create_ah = rxe_create_ah,
-	.create_cq = rxe_create_cq,
+	.create_cq = rxe_compat_create_cq,
 	.create_qp = rxe_create_qp,
 	.create_srq = rxe_create_srq,
 	.create_user_ah = rxe_create_ah,
@@ -69,7 +70,7 @@ static const struct ib_device_ops rxe_dev_ops = {
 	.query_port = rxe_query_port,
 	.query_qp = rxe_query_qp,
 	.query_srq = rxe_query_srq,
-	.reg_user_mr = rxe_reg_user_mr,
+	.reg_user_mr = rxe_compat_reg_user_mr,
 	.req_notify_cq = rxe_req_notify_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, rxe_ah, ib),

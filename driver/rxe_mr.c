@@ -60,7 +60,7 @@ struct ib_mr *rxe_reg_user_mr(struct ib_pd *pd, u64 start, u64 length, u64 iova,
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	mr->umem = ib_umem_get(pd->device, start, length, access);
+	mr->umem = rxe_umem_get(pd->device, start, length, access);
 	if (IS_ERR(mr->umem)) {
 		err = PTR_ERR(mr->umem);
 		goto err_free;

@@ -10,7 +10,6 @@
 #include <net/ip6_checksum.h>
 #include <net/ip6_route.h>
 #include <net/ipv6.h>
-#include <net/ipv6_stubs.h>
 #include <net/route.h>
 #include <net/udp_tunnel.h>
 #include <rdma/ib_cache.h>
@@ -210,7 +209,7 @@ static int rxe_send6(struct rxe_dev *dev, struct net *net, const struct rxe_addr
 	fl.daddr = av->daddr.v6;
 	fl.saddr = av->saddr.v6;
 	fl.flowi6_proto = IPPROTO_UDP;
-	dst = ipv6_stub->ipv6_dst_lookup_flow(net, rxe_sock6 ? rxe_sock6->sk : NULL, &fl, NULL);
+	dst = rxe_ip6_dst_lookup_flow(net, rxe_sock6 ? rxe_sock6->sk : NULL, &fl);
 	if (IS_ERR(dst)) {
 		kfree_skb(skb);
 		return PTR_ERR(dst);
@@ -253,7 +252,7 @@ int rxe_pkt_send(struct rxe_dev *dev, const struct rxe_addr *av, u16 sport, stru
 	fl.daddr = av->daddr.v4;
 	fl.saddr = av->saddr.v4;
 	fl.flowi4_proto = IPPROTO_UDP;
-	fl.flowi4_tos = av->tos & ~3;
+	rxe_flowi4_set_tos(&fl, av->tos & ~3);
 	rt = ip_route_output_key(net, &fl);
 	if (IS_ERR(rt)) {
 		kfree_skb(skb);
@@ -373,7 +372,7 @@ static int rxe_sock6_create(struct net *net, struct socket **sockp)
 		return err;
 	err = ip6_sock_set_v6only(sock->sk);
 	if (!err)
-		err = kernel_bind(sock, (struct sockaddr *)&addr, sizeof(addr));
+		err = kernel_bind(sock, rxe_bind_addr(&addr), sizeof(addr));
 	if (err) {
 		sock_release(sock);
 		return err;
@@ -399,7 +398,7 @@ int rxe_net_init(void)
 	}
 	tcfg.encap_type = 1;
 	tcfg.encap_rcv = rxe_udp_encap_recv;
-	setup_udp_tunnel_sock(&init_net, rxe_sock4, &tcfg);
+	setup_udp_tunnel_sock(&init_net, rxe_udp_tunnel_sock(rxe_sock4), &tcfg);
 
 	err = rxe_sock6_create(&init_net, &rxe_sock6);
 	if (err) {
@@ -409,18 +408,18 @@ int rxe_net_init(void)
 		rxe_sock6 = NULL;
 		return 0;
 	}
-	setup_udp_tunnel_sock(&init_net, rxe_sock6, &tcfg);
+	setup_udp_tunnel_sock(&init_net, rxe_udp_tunnel_sock(rxe_sock6), &tcfg);
 	return 0;
 }
 
 void rxe_net_exit(void)
 {
 	if (rxe_sock6) {
-		udp_tunnel_sock_release(rxe_sock6);
+		udp_tunnel_sock_release(rxe_udp_tunnel_sock(rxe_sock6));
 		rxe_sock6 = NULL;
 	}
 	if (rxe_sock4) {
-		udp_tunnel_sock_release(rxe_sock4);
+		udp_tunnel_sock_release(rxe_udp_tunnel_sock(rxe_sock4));
 		rxe_sock4 = NULL;
 	}
 }

@@ -154,7 +154,7 @@ void rxe_arm_retry(struct rxe_qp *qp)
 	if (rxe_psn_diff(qp->req_psn, qp->acked_psn) > 0 && !qp->dying)
 		mod_timer(&qp->retry_timer, jiffies + rxe_retry_jiffies(qp));
 	else
-		del_timer(&qp->retry_timer);
+		rxe_timer_stop(&qp->retry_timer);
 }
 
 /* Start again from the oldest WQE not yet completed; the PSNs come out the same. */
@@ -421,7 +421,7 @@ void rxe_flush(struct rxe_qp *qp)
 	u32 prod = smp_load_acquire(&qp->sq.buf->producer_index) & qp->sq.mask;
 	struct ib_uverbs_wc wc = {};
 
-	del_timer(&qp->retry_timer);
+	rxe_timer_stop(&qp->retry_timer);
 	while (qp->sq.index != prod) {
 		struct rxe_swqe *w = rxe_swqe(qp, qp->sq.index);
 

@@ -20,6 +20,8 @@ use_empty_config() {
 # before the guest tests; a missing or mismatched module fails the file rather than skipping it.
 load_bundled_driver() {
 	local ko="$TOP/driver/rdma_rxe.ko"
+	# Kernels other than the default are built in driver/build/KVER/ (tests/vm/kernel-row).
+	[ ! -f "$TOP/driver/build/$(uname -r)/rdma_rxe.ko" ] || ko="$TOP/driver/build/$(uname -r)/rdma_rxe.ko"
 	[ -f "$ko" ] || { echo "driver/rdma_rxe.ko is not built: run make driver" >&2; return 1; }
 	[ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" = "$(uname -r)" ] ||
 		{ echo "driver/rdma_rxe.ko is built for another kernel than $(uname -r)" >&2; return 1; }
