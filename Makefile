@@ -73,6 +73,10 @@ deps:
 check: rxectl unit
 	tests/run-all
 
+# check-kernels: the bundled driver and rxectl on every other kernel row (tests/vm/rows).
+check-kernels: rxectl
+	tests/vm/check-kernels
+
 check-host: rxectl unit
 	tests/run-all --host-only
 
@@ -123,6 +127,6 @@ clean:
 	rm -f rxectl cli/*.o cli/*.d tests/unit/*.d $(UNIT_BINS)
 	-$(MAKE) -C driver clean KVER=$(KVER) >/dev/null 2>&1
 
-.PHONY: all unit driver deps check check-host install deb clean
+.PHONY: all unit driver deps check check-host check-kernels install deb clean
 
 -include $(CLI_SRCS:.c=.d)
