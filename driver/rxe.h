@@ -60,8 +60,16 @@ struct rxe_dev {
 	u32			next_mr;
 	u32			next_ah;
 	spinlock_t		atomic_lock;	/* serialises responder atomics */
+	/* objects in use, held to the limits query_device reports */
+	atomic_t		n_pd, n_cq, n_srq, n_qp, n_mr;
 	enum ib_port_state	port_state;
 };
+
+/* Count one more object against @max; false (and nothing counted) at the limit. */
+static inline bool rxe_count_get(atomic_t *n, int max)
+{
+	return atomic_add_unless(n, 1, max);
+}
 
 static inline struct rxe_dev *to_rdev(struct ib_device *ib)
 {
@@ -84,6 +92,7 @@ struct rxe_addr {
 		struct in6_addr	v6;
 	} saddr, daddr;
 	u8			dmac[ETH_ALEN];
+	int			ifindex;	/* the source GID's netdev (a VLAN, say), or 0 */
 	u8			ttl;
 	u8			tos;
 	u32			flow_label;
@@ -136,6 +145,14 @@ void rxe_queue_free(struct rxe_queue *q);
 int rxe_mmap(struct ib_ucontext *ctx, struct vm_area_struct *vma);
 void rxe_mmap_free(struct rdma_user_mmap_entry *entry);
 
+/* Events and notifications collected under qp->lock, delivered after it is dropped. */
+enum {
+	RXE_EV_QP_FATAL,
+	RXE_EV_CQ_COMP,
+	RXE_EV_CQ_ERR,
+	RXE_EV_SRQ_LIMIT,
+};
+
 union rxe_cqe {
 	struct ib_uverbs_wc	u;
 	struct ib_wc		k;
@@ -148,6 +165,7 @@ struct rxe_cq {
 	bool			user;
 	u8			armed;		/* 0, IB_CQ_SOLICITED or IB_CQ_NEXT_COMP */
 	bool			overflow;
+	unsigned long		events;		/* RXE_EV_CQ_* */
 };
 
 /* A receive request copied out of a ring: what the responder writes into. */
@@ -165,6 +183,7 @@ struct rxe_srq {
 	u32			max_sge;
 	u32			limit;
 	bool			user;
+	unsigned long		events;		/* RXE_EV_SRQ_LIMIT */
 };
 
 struct rxe_mr {
@@ -249,6 +268,17 @@ static inline void *rxe_payload(struct sk_buff *skb)
 	return skb->data + rxe_pkt(skb)->hdr_len;
 }
 
+/* One responder resource: what a READ or atomic request asked for, and the atomic's result. */
+struct rxe_resp_res {
+	u32			type;		/* 0 (free), RXE_READ or RXE_ATOMIC */
+	u32			first_psn;
+	u32			last_psn;
+	u32			rkey;
+	u64			va;
+	u32			len;
+	u64			orig;		/* atomic: the value returned */
+};
+
 struct rxe_qp {
 	struct ib_qp		ib;
 	struct rxe_dev		*dev;
@@ -261,6 +291,7 @@ struct rxe_qp {
 	bool			user;
 	bool			sig_all;
 	bool			sq_flush_pending;
+	unsigned long		events;		/* RXE_EV_QP_FATAL */
 	enum ib_qp_state	state;
 	struct ib_qp_attr	attr;		/* last values set by modify_qp */
 	struct rxe_addr		av;		/* primary path (RC) */
@@ -302,20 +333,29 @@ struct rxe_qp {
 	struct rxe_rwqe		rwqe;		/* receive being filled by a multi-packet SEND */
 	u32			recv_off;	/* bytes written into rwqe */
 	u32			w_cur_sge, w_sge_off;
-	struct rxe_mr		*w_mr;		/* RDMA WRITE in progress */
+	/*
+	 * RDMA WRITE and READ response in progress: only the rkey is kept, the MR is looked up
+	 * again for every packet, so no MR reference outlives one worker run and a peer that
+	 * stops sending cannot keep an MR from being deregistered.
+	 */
+	u32			w_rkey;
 	u64			w_va;
 	u32			w_resid;
 	u32			w_total;
-	struct rxe_mr		*rd_mr;		/* READ response being sent, paced */
+	u32			rd_rkey;	/* READ response being sent, paced */
 	u64			rd_va;
 	u32			rd_len;
 	u32			rd_psn;
 	u32			rd_pkt;
 	u32			rd_npkts;
 	bool			rd_active;
-	u32			atomic_psn;	/* last executed atomic, for duplicates */
-	u64			atomic_orig;
-	bool			atomic_valid;
+	/*
+	 * Responder resources (IBA 9.7.5.1.4): the last max_dest_rd_atomic READ and atomic
+	 * requests, oldest overwritten first. A duplicate READ or atomic is answered only from
+	 * one of these records; no other old request is executed again.
+	 */
+	struct rxe_resp_res	res[RXE_MAX_RD_ATOMIC];
+	u32			res_next;	/* slot the next READ or atomic takes */
 };
 
 static inline struct rxe_qp *to_rqp(struct ib_qp *ib)
@@ -351,6 +391,7 @@ void rxe_bth_init(struct sk_buff *skb, u8 opcode, bool se, u32 qpn, bool ackreq,
 		  u32 paylen);
 int rxe_av_from_attr(struct rxe_dev *dev, struct rxe_addr *av, const struct rdma_ah_attr *attr);
 void rxe_rcv(struct rxe_dev *dev, struct sk_buff *skb);
+bool rxe_pkt_from_peer(const struct rxe_addr *av, struct sk_buff *skb);
 
 /* rxe_mr.c */
 struct ib_mr *rxe_get_dma_mr(struct ib_pd *pd, int access);
@@ -399,6 +440,7 @@ int rxe_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr, const struct 
 int rxe_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr, const struct ib_recv_wr **bad);
 void rxe_cq_post(struct rxe_cq *cq, const struct ib_uverbs_wc *wc, struct rxe_qp *qp,
 		 bool solicited);
+void rxe_cq_deliver(struct rxe_cq *cq);
 void rxe_qp_error(struct rxe_qp *qp);
 void rxe_qp_kick(struct rxe_qp *qp);
 void rxe_qp_work(struct work_struct *work);
@@ -415,6 +457,6 @@ bool rxe_is_rd_atomic(u32 opcode);
 void rxe_responder(struct rxe_qp *qp, struct sk_buff *skb);
 void rxe_resp_reset(struct rxe_qp *qp);
 void rxe_read_continue(struct rxe_qp *qp);
-void rxe_flush(struct rxe_qp *qp);
+bool rxe_flush(struct rxe_qp *qp);
 
 #endif /* RXE_H */

@@ -15,7 +15,7 @@ static int rxe_mr_add(struct rxe_dev *dev, struct rxe_mr *mr)
 	err = xa_alloc_cyclic(&dev->mrs, &index, NULL, XA_LIMIT(1, RXE_MAX_MR),
 			      &dev->next_mr, GFP_KERNEL);
 	if (err < 0)
-		return err;
+		return err == -EBUSY ? -ENOMEM : err;	/* RXE_MAX_MR in use */
 	mr->index = index;
 	mr->dev = dev;
 	mr->ib.lkey = mr->ib.rkey = (index << 8) | (get_random_u32() & 0xff);
@@ -32,7 +32,10 @@ struct ib_mr *rxe_get_dma_mr(struct ib_pd *pd, int access)
 	struct rxe_mr *mr;
 	int err;
 
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	/* A DMA MR covers all memory: it is for local use only, never through an rkey. */
+	if (access & (IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC))
+		return ERR_PTR(-EINVAL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	mr->dma = true;
@@ -57,7 +60,7 @@ struct ib_mr *rxe_reg_user_mr(struct ib_pd *pd, u64 start, u64 length, u64 iova,
 
 	if (!length || length > RXE_MAX_MSG * 16ULL || iova + length < iova)
 		return ERR_PTR(-EINVAL);
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	mr->umem = rxe_umem_get(pd->device, start, length, access);
@@ -66,7 +69,7 @@ struct ib_mr *rxe_reg_user_mr(struct ib_pd *pd, u64 start, u64 length, u64 iova,
 		goto err_free;
 	}
 	mr->npages = ib_umem_num_pages(mr->umem);
-	mr->pages = kvcalloc(mr->npages, sizeof(*mr->pages), GFP_KERNEL);
+	mr->pages = kvcalloc(mr->npages, sizeof(*mr->pages), GFP_KERNEL_ACCOUNT);
 	if (!mr->pages) {
 		err = -ENOMEM;
 		goto err_umem;

@@ -4,6 +4,7 @@
 #include <linux/ip.h>
 #include <linux/udp.h>
 #include <linux/inetdevice.h>
+#include <linux/if_vlan.h>
 #include <linux/ipv6.h>
 #include <net/addrconf.h>
 #include <net/ip.h>
@@ -23,6 +24,7 @@ static struct socket *rxe_sock6;
 int rxe_av_from_attr(struct rxe_dev *dev, struct rxe_addr *av, const struct rdma_ah_attr *attr)
 {
 	const struct ib_global_route *grh;
+	struct net_device *ndev;
 	union {
 		struct sockaddr_in in;
 		struct sockaddr_in6 in6;
@@ -47,6 +49,12 @@ int rxe_av_from_attr(struct rxe_dev *dev, struct rxe_addr *av, const struct rdma
 		av->saddr.v6 = s.in6.sin6_addr;
 		av->daddr.v6 = d.in6.sin6_addr;
 	}
+	/* Send through the GID's own netdev: a GID of a VLAN device goes out on that VLAN. */
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(grh->sgid_attr);
+	if (!IS_ERR(ndev))
+		av->ifindex = ndev->ifindex;
+	rcu_read_unlock();
 	memcpy(av->dmac, attr->roce.dmac, ETH_ALEN);
 	av->ttl = grh->hop_limit ? grh->hop_limit : 64;
 	av->tos = grh->traffic_class;
@@ -166,7 +174,20 @@ static void rxe_set_icrc(struct sk_buff *skb)
 	put_unaligned_le32(rxe_icrc(skb_network_header(skb), bth, len), bth + len);
 }
 
-/* Hand a packet addressed to one of this host's addresses straight to the receive path. */
+/* The rxe device of @ndev, or of the device under it when @ndev is a VLAN; a reference. */
+static struct ib_device *rxe_ib_of_netdev(struct net_device *ndev)
+{
+	struct ib_device *ib = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
+
+	if (!ib && is_vlan_dev(ndev))
+		ib = ib_device_get_by_netdev(vlan_dev_real_dev(ndev), RDMA_DRIVER_RXE);
+	return ib;
+}
+
+/*
+ * Hand a packet addressed to one of this host's addresses straight to the receive path of the
+ * rxe device whose netdev (or a VLAN on it) holds that address, IPv4 or IPv6 alike.
+ */
 static int rxe_loopback(struct rxe_dev *dev, struct net *net, struct sk_buff *skb,
 			const struct rxe_addr *av)
 {
@@ -176,10 +197,10 @@ static int rxe_loopback(struct rxe_dev *dev, struct net *net, struct sk_buff *sk
 	rcu_read_lock();
 	if (av->family == AF_INET)
 		ndev = __ip_dev_find(net, av->daddr.v4, false);
-	else if (ipv6_chk_addr(net, &av->daddr.v6, dev->ndev, 0))
-		ndev = dev->ndev;
+	else
+		ndev = ipv6_dev_find(net, &av->daddr.v6, NULL);
 	if (ndev)
-		ib = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
+		ib = rxe_ib_of_netdev(ndev);
 	rcu_read_unlock();
 	if (!ib) {
 		kfree_skb(skb);
@@ -205,7 +226,7 @@ static int rxe_send6(struct rxe_dev *dev, struct net *net, const struct rxe_addr
 	struct dst_entry *dst;
 	int err;
 
-	fl.flowi6_oif = dev->ndev->ifindex;
+	fl.flowi6_oif = av->ifindex ? av->ifindex : dev->ndev->ifindex;
 	fl.daddr = av->daddr.v6;
 	fl.saddr = av->saddr.v6;
 	fl.flowi6_proto = IPPROTO_UDP;
@@ -248,7 +269,7 @@ int rxe_pkt_send(struct rxe_dev *dev, const struct rxe_addr *av, u16 sport, stru
 		return rxe_send6(dev, net, av, skb);
 	}
 
-	fl.flowi4_oif = dev->ndev->ifindex;
+	fl.flowi4_oif = av->ifindex ? av->ifindex : dev->ndev->ifindex;
 	fl.daddr = av->daddr.v4;
 	fl.saddr = av->saddr.v4;
 	fl.flowi4_proto = IPPROTO_UDP;
@@ -265,6 +286,23 @@ int rxe_pkt_send(struct rxe_dev *dev, const struct rxe_addr *av, u16 sport, stru
 	skb->dev = rt->dst.dev;
 	err = ip_local_out(net, rxe_sock4 ? rxe_sock4->sk : NULL, skb);
 	return net_xmit_eval(err) ? -EAGAIN : 0;
+}
+
+/*
+ * True when a received packet came from the peer of the path @av and was addressed to its
+ * source: an RC QP talks only to the host it is connected to (checked before any other
+ * processing, so a third host cannot acknowledge, NAK or feed someone's QP).
+ */
+bool rxe_pkt_from_peer(const struct rxe_addr *av, struct sk_buff *skb)
+{
+	if (av->family == AF_INET)
+		return ip_hdr(skb)->version == 4 && ip_hdr(skb)->saddr == av->daddr.v4 &&
+		       ip_hdr(skb)->daddr == av->saddr.v4;
+	if (av->family == AF_INET6)
+		return ip_hdr(skb)->version == 6 &&
+		       ipv6_addr_equal(&ipv6_hdr(skb)->saddr, &av->daddr.v6) &&
+		       ipv6_addr_equal(&ipv6_hdr(skb)->daddr, &av->saddr.v6);
+	return false;
 }
 
 /*
@@ -347,7 +385,7 @@ static int rxe_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
 	struct ib_device *ib;
 
-	ib = ib_device_get_by_netdev(skb->dev, RDMA_DRIVER_RXE);
+	ib = rxe_ib_of_netdev(skb->dev);	/* packets on a VLAN reach the rxe under it */
 	if (!ib || skb_linearize(skb)) {
 		if (ib)
 			ib_device_put(ib);

@@ -23,7 +23,11 @@ int rxe_queue_init(struct rxe_dev *dev, struct rxe_queue *q, u32 nelem, size_t e
 	q->index = 0;
 	q->size = PAGE_ALIGN(sizeof(struct rxe_queue_buf) + (size_t)slots * esize);
 	q->mmap = NULL;
-	q->buf = udata ? vmalloc_user(q->size) : vzalloc(q->size);
+	/*
+	 * Kernel rings are charged to the caller's memory cgroup. User rings need VM_USERMAP for
+	 * mmap(), which only vmalloc_user() gives a module; they are bounded by the object limits.
+	 */
+	q->buf = udata ? vmalloc_user(q->size) : __vmalloc(q->size, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 	if (!q->buf)
 		return -ENOMEM;
 	q->buf->log2_elem_size = q->log2_elem;
@@ -32,7 +36,7 @@ int rxe_queue_init(struct rxe_dev *dev, struct rxe_queue *q, u32 nelem, size_t e
 	if (!udata)
 		return 0;
 
-	q->mmap = kzalloc(sizeof(*q->mmap), GFP_KERNEL);
+	q->mmap = kzalloc(sizeof(*q->mmap), GFP_KERNEL_ACCOUNT);
 	if (!q->mmap) {
 		err = -ENOMEM;
 		goto err_buf;

@@ -18,7 +18,6 @@ static bool rxe_opcode_ok(struct rxe_qp *qp, u32 opcode)
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 	case IB_WR_SEND:
 	case IB_WR_SEND_WITH_IMM:
-	case IB_WR_SEND_WITH_INV:
 	case IB_WR_RDMA_READ:
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
@@ -415,14 +414,20 @@ void rxe_requester(struct rxe_qp *qp)
 		rxe_qp_kick(qp);
 }
 
-/* Error state: every WQE still queued completes with a flush error. */
-void rxe_flush(struct rxe_qp *qp)
+/*
+ * Error state: every WQE still queued completes with a flush error, at most a budget of them
+ * per call. Returns true when some are left (the worker runs again after yielding).
+ */
+bool rxe_flush(struct rxe_qp *qp)
 {
 	u32 prod = smp_load_acquire(&qp->sq.buf->producer_index) & qp->sq.mask;
 	struct ib_uverbs_wc wc = {};
+	int budget = 256;
 
 	rxe_timer_stop(&qp->retry_timer);
 	while (qp->sq.index != prod) {
+		if (budget-- <= 0)
+			return true;
 		struct rxe_swqe *w = rxe_swqe(qp, qp->sq.index);
 
 		if (qp->sq.index == qp->sq_fetched) {
@@ -448,7 +453,10 @@ void rxe_flush(struct rxe_qp *qp)
 		while (!rxe_fetch_rwqe(qp, &qp->rwqe)) {
 			wc.wr_id = qp->rwqe.wr_id;
 			rxe_cq_post(qp->rcq, &wc, qp, false);
+			if (budget-- <= 0)
+				return true;
 		}
 	}
 	skb_queue_purge(&qp->rxq);
+	return false;
 }

@@ -5,19 +5,17 @@
 #include <linux/ipv6.h>
 #include "rxe.h"
 
-/* Forget a partly received message (QP reset or destroy). */
 static void rxe_read_stop(struct rxe_qp *qp);
 
+/* Forget a partly received message and the responder resources (QP reset or destroy). */
 void rxe_resp_reset(struct rxe_qp *qp)
 {
 	rxe_read_stop(qp);
-	if (qp->w_mr) {
-		rxe_mr_put(qp->w_mr);
-		qp->w_mr = NULL;
-	}
 	qp->w_resid = 0;
 	qp->rwqe_valid = false;
 	qp->recv_off = 0;
+	memset(qp->res, 0, sizeof(qp->res));
+	qp->res_next = 0;
 }
 
 static void rxe_send_ack(struct rxe_qp *qp, u8 syn, u32 psn)
@@ -57,9 +55,6 @@ static void rxe_post_recv_wc(struct rxe_qp *qp, enum ib_wc_status status, u32 op
 	if (status == IB_WC_SUCCESS && (mask & RXE_IMMDT)) {
 		wc.ex.imm_data = *(__be32 *)rxe_ext(skb, RXE_EXT_IMMDT);
 		wc.wc_flags |= IB_WC_WITH_IMM;
-	} else if (status == IB_WC_SUCCESS && (mask & RXE_IETH)) {
-		wc.ex.invalidate_rkey = be32_to_cpu(*(__be32 *)rxe_ext(skb, RXE_EXT_IETH));
-		wc.wc_flags |= IB_WC_WITH_INVALIDATE;
 	}
 	qp->rwqe_valid = false;
 	rxe_cq_post(qp->rcq ? qp->rcq : qp->scq, &wc, qp,
@@ -68,23 +63,34 @@ static void rxe_post_recv_wc(struct rxe_qp *qp, enum ib_wc_status status, u32 op
 
 static void rxe_read_stop(struct rxe_qp *qp)
 {
-	if (qp->rd_mr)
-		rxe_mr_put(qp->rd_mr);
-	qp->rd_mr = NULL;
 	qp->rd_active = false;
 }
 
 /*
  * Send the next burst of READ response packets. Responses are paced so one large READ
  * cannot queue millions of packets at once; the worker calls back until rd_active clears.
+ * The MR is looked up again for each burst and released before returning: if it was
+ * deregistered meanwhile, the READ ends with a remote access NAK.
  */
 void rxe_read_continue(struct rxe_qp *qp)
 {
+	u32 start = qp->rd_pkt * qp->mtu, end;
+	struct rxe_mr *mr = NULL;
 	int burst = RXE_RD_BURST;
 
 	if (qp->state == IB_QPS_ERR) {
 		rxe_read_stop(qp);
 		return;
+	}
+	end = min_t(u64, qp->rd_len, (u64)(qp->rd_pkt + burst) * qp->mtu);
+	if (end > start) {
+		mr = rxe_mr_get(qp->dev, qp->ib.pd, qp->rd_rkey, true, IB_ACCESS_REMOTE_READ,
+				qp->rd_va + start, end - start);
+		if (!mr) {
+			rxe_read_stop(qp);
+			rxe_resp_fail(qp, AETH_NAK_REM_ACCESS, rxe_psn_add(qp->rd_psn, qp->rd_pkt));
+			return;
+		}
 	}
 	while (qp->rd_pkt < qp->rd_npkts && burst-- > 0) {
 		u32 off = qp->rd_pkt * qp->mtu;
@@ -98,10 +104,10 @@ void rxe_read_continue(struct rxe_qp *qp)
 
 		if (!skb)
 			break;		/* try again on the next run */
-		if (n && rxe_mr_copy(qp->rd_mr, qp->rd_va + off, rxe_payload(skb), n, false)) {
+		if (n && rxe_mr_copy(mr, qp->rd_va + off, rxe_payload(skb), n, false)) {
 			kfree_skb(skb);
 			rxe_read_stop(qp);
-			return;
+			break;
 		}
 		rxe_bth_init(skb, op, false, qp->attr.dest_qp_num, false,
 			     rxe_psn_add(qp->rd_psn, qp->rd_pkt), n);
@@ -114,15 +120,16 @@ void rxe_read_continue(struct rxe_qp *qp)
 		rxe_pkt_send(qp->dev, &qp->av, qp->src_port, skb);
 		qp->rd_pkt++;
 	}
+	if (mr)
+		rxe_mr_put(mr);
 	if (qp->rd_pkt >= qp->rd_npkts)
 		rxe_read_stop(qp);
 }
 
-/* Start answering a READ of [va, va + len) at @psn; takes over the reference on @mr. */
-static void rxe_read_start(struct rxe_qp *qp, struct rxe_mr *mr, u64 va, u32 len, u32 psn)
+/* Start answering a READ of [va, va + len) with @rkey at @psn. */
+static void rxe_read_start(struct rxe_qp *qp, u32 rkey, u64 va, u32 len, u32 psn)
 {
-	rxe_read_stop(qp);
-	qp->rd_mr = mr;
+	qp->rd_rkey = rkey;
 	qp->rd_va = va;
 	qp->rd_len = len;
 	qp->rd_psn = psn;
@@ -132,23 +139,47 @@ static void rxe_read_start(struct rxe_qp *qp, struct rxe_mr *mr, u64 va, u32 len
 	rxe_read_continue(qp);
 }
 
-/* Look up and check the target of a READ request; NULL with *nak set when refused. */
-static struct rxe_mr *rxe_read_mr(struct rxe_qp *qp, struct sk_buff *skb, u8 *nak)
+/* Check that @rkey gives @access to [va, va + len); false when it does not. */
+static bool rxe_rkey_ok(struct rxe_qp *qp, u32 rkey, int access, u64 va, u64 len)
 {
-	struct rxe_reth *reth = rxe_ext(skb, RXE_EXT_RETH);
-	u32 len = be32_to_cpu(reth->len);
 	struct rxe_mr *mr;
 
-	*nak = AETH_NAK_REM_ACCESS;
-	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_READ))
-		return NULL;
-	if (len > RXE_MAX_MSG) {
-		*nak = AETH_NAK_INVALID_REQ;
-		return NULL;
+	if (!len)
+		return true;
+	mr = rxe_mr_get(qp->dev, qp->ib.pd, rkey, true, access, va, len);
+	if (!mr)
+		return false;
+	rxe_mr_put(mr);
+	return true;
+}
+
+/* Take the next responder resource for a READ or atomic request. */
+static struct rxe_resp_res *rxe_res_new(struct rxe_qp *qp, u32 type, u32 psn, u32 npkts)
+{
+	u32 n = clamp_t(u32, qp->attr.max_dest_rd_atomic, 1, RXE_MAX_RD_ATOMIC);
+	struct rxe_resp_res *res = &qp->res[qp->res_next % n];
+
+	qp->res_next = (qp->res_next + 1) % n;
+	memset(res, 0, sizeof(*res));
+	res->type = type;
+	res->first_psn = psn;
+	res->last_psn = rxe_psn_add(psn, npkts - 1);
+	return res;
+}
+
+/* The responder resource whose PSN range holds @psn, or NULL. */
+static struct rxe_resp_res *rxe_res_find(struct rxe_qp *qp, u32 type, u32 psn)
+{
+	u32 i;
+
+	for (i = 0; i < RXE_MAX_RD_ATOMIC; i++) {
+		struct rxe_resp_res *res = &qp->res[i];
+
+		if (res->type == type && rxe_psn_diff(psn, res->first_psn) >= 0 &&
+		    rxe_psn_diff(psn, res->last_psn) <= 0)
+			return res;
 	}
-	mr = rxe_mr_get(qp->dev, qp->ib.pd, be32_to_cpu(reth->rkey), true, IB_ACCESS_REMOTE_READ,
-			be64_to_cpu(reth->va), len);
-	return mr;
+	return NULL;
 }
 
 static void rxe_resp_atomic_ack(struct rxe_qp *qp, u32 psn, u64 orig)
@@ -169,27 +200,50 @@ static void rxe_resp_atomic_ack(struct rxe_qp *qp, u32 psn, u64 orig)
 	rxe_pkt_send(qp->dev, &qp->av, qp->src_port, skb);
 }
 
-/* A request with an old PSN: acknowledge again, or repeat the READ / atomic answer. */
+/*
+ * A request with an old PSN. SEND/WRITE: acknowledge again. READ and atomic: answer again
+ * only what a responder resource records, and only when the request asks for exactly that
+ * (a retried READ asks for the part of the recorded range not yet received). An old request
+ * with an rkey that gives no access is a remote access error, as it would be with a current
+ * PSN, so rkeys cannot be probed through duplicates; any other old request is dropped.
+ */
 static void rxe_resp_duplicate(struct rxe_qp *qp, struct sk_buff *skb)
 {
 	struct rxe_pkt *pkt = rxe_pkt(skb);
 	u32 mask = rxe_opinfo[pkt->opcode].mask;
+	struct rxe_resp_res *res;
 
 	if (mask & RXE_READ) {
 		struct rxe_reth *reth = rxe_ext(skb, RXE_EXT_RETH);
-		u32 len = be32_to_cpu(reth->len);
-		struct rxe_mr *mr = NULL;
-		u8 nak;
+		u32 rkey = be32_to_cpu(reth->rkey), len = be32_to_cpu(reth->len);
+		u64 va = be64_to_cpu(reth->va), off;
 
-		if (len) {
-			mr = rxe_read_mr(qp, skb, &nak);
-			if (!mr)
+		res = rxe_res_find(qp, RXE_READ, pkt->psn);
+		if (res) {
+			off = (u64)rxe_psn_diff(pkt->psn, res->first_psn) * qp->mtu;
+			if (rkey == res->rkey && off <= res->len && va == res->va + off &&
+			    len == res->len - off) {
+				rxe_read_start(qp, rkey, va, len, pkt->psn);
 				return;
+			}
 		}
-		rxe_read_start(qp, mr, be64_to_cpu(reth->va), len, pkt->psn);
+		if (len && !rxe_rkey_ok(qp, rkey, IB_ACCESS_REMOTE_READ, va, len))
+			rxe_resp_fail(qp, AETH_NAK_REM_ACCESS, pkt->psn);
+		else
+			rxe_dbg_qp(qp, "old READ psn %u matches no responder resource: dropped\n",
+				   pkt->psn);
 	} else if (mask & RXE_ATOMIC) {
-		if (qp->atomic_valid && qp->atomic_psn == pkt->psn)
-			rxe_resp_atomic_ack(qp, pkt->psn, qp->atomic_orig);
+		struct rxe_atmeth *a = rxe_ext(skb, RXE_EXT_ATMETH);
+		u32 rkey = be32_to_cpu(a->rkey);
+		u64 va = be64_to_cpu(a->va);
+
+		res = rxe_res_find(qp, RXE_ATOMIC, pkt->psn);
+		if (res && res->rkey == rkey && res->va == va) {
+			rxe_resp_atomic_ack(qp, pkt->psn, res->orig);
+			return;
+		}
+		if (!rxe_rkey_ok(qp, rkey, IB_ACCESS_REMOTE_ATOMIC, va, sizeof(u64)))
+			rxe_resp_fail(qp, AETH_NAK_REM_ACCESS, pkt->psn);
 	} else if (pkt->ackreq) {
 		rxe_send_ack(qp, AETH_ACK_UNLIMITED, rxe_psn_add(qp->resp_psn, RXE_PSN_MASK));
 	}
@@ -237,10 +291,15 @@ static bool rxe_resp_send(struct rxe_qp *qp, struct sk_buff *skb)
 	return true;
 }
 
+/*
+ * RDMA WRITE: the FIRST (or ONLY) packet checks the whole range; every packet then looks the
+ * MR up again for its own bytes, so no MR reference is held between packets.
+ */
 static bool rxe_resp_write(struct rxe_qp *qp, struct sk_buff *skb)
 {
 	struct rxe_pkt *pkt = rxe_pkt(skb);
 	u32 mask = rxe_opinfo[pkt->opcode].mask;
+	struct rxe_mr *mr;
 
 	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_WRITE)) {
 		rxe_resp_fail(qp, AETH_NAK_REM_ACCESS, pkt->psn);
@@ -257,42 +316,36 @@ static bool rxe_resp_write(struct rxe_qp *qp, struct sk_buff *skb)
 	}
 	if (mask & RXE_FIRST) {
 		struct rxe_reth *reth = rxe_ext(skb, RXE_EXT_RETH);
-		u32 len = be32_to_cpu(reth->len);
 
-		if (qp->w_mr) {
-			rxe_mr_put(qp->w_mr);
-			qp->w_mr = NULL;
-		}
+		qp->w_rkey = be32_to_cpu(reth->rkey);
 		qp->w_va = be64_to_cpu(reth->va);
-		qp->w_resid = len;
-		qp->w_total = len;
-		if (len) {
-			qp->w_mr = rxe_mr_get(qp->dev, qp->ib.pd, be32_to_cpu(reth->rkey), true,
-					      IB_ACCESS_REMOTE_WRITE, qp->w_va, len);
-			if (!qp->w_mr) {
-				rxe_resp_fail(qp, AETH_NAK_REM_ACCESS, pkt->psn);
-				return false;
-			}
+		qp->w_resid = be32_to_cpu(reth->len);
+		qp->w_total = qp->w_resid;
+		if (!rxe_rkey_ok(qp, qp->w_rkey, IB_ACCESS_REMOTE_WRITE, qp->w_va, qp->w_resid)) {
+			qp->w_resid = 0;
+			rxe_resp_fail(qp, AETH_NAK_REM_ACCESS, pkt->psn);
+			return false;
 		}
 	}
-	if (pkt->paylen > qp->w_resid || (pkt->paylen && !qp->w_mr) ||
+	if (pkt->paylen > qp->w_resid ||
 	    ((mask & RXE_LAST) && pkt->paylen != qp->w_resid)) {
 		rxe_resp_fail(qp, AETH_NAK_INVALID_REQ, pkt->psn);
 		return false;
 	}
 	if (pkt->paylen) {
-		if (rxe_mr_copy(qp->w_mr, qp->w_va, rxe_payload(skb), pkt->paylen, true)) {
+		mr = rxe_mr_get(qp->dev, qp->ib.pd, qp->w_rkey, true, IB_ACCESS_REMOTE_WRITE,
+				qp->w_va, pkt->paylen);
+		if (!mr || rxe_mr_copy(mr, qp->w_va, rxe_payload(skb), pkt->paylen, true)) {
+			if (mr)
+				rxe_mr_put(mr);
 			rxe_resp_fail(qp, AETH_NAK_REM_ACCESS, pkt->psn);
 			return false;
 		}
+		rxe_mr_put(mr);
 		qp->w_va += pkt->paylen;
 		qp->w_resid -= pkt->paylen;
 	}
 	if (mask & RXE_LAST) {
-		if (qp->w_mr) {
-			rxe_mr_put(qp->w_mr);
-			qp->w_mr = NULL;
-		}
 		if (mask & RXE_IMMDT)
 			rxe_post_recv_wc(qp, IB_WC_SUCCESS, IB_WC_RECV_RDMA_WITH_IMM, qp->w_total,
 					 skb, qp->attr.dest_qp_num, 0);
@@ -305,20 +358,27 @@ static bool rxe_resp_read(struct rxe_qp *qp, struct sk_buff *skb)
 {
 	struct rxe_pkt *pkt = rxe_pkt(skb);
 	struct rxe_reth *reth = rxe_ext(skb, RXE_EXT_RETH);
-	u32 len = be32_to_cpu(reth->len);
-	struct rxe_mr *mr = NULL;
-	u8 nak;
+	u32 len = be32_to_cpu(reth->len), rkey = be32_to_cpu(reth->rkey);
+	u64 va = be64_to_cpu(reth->va);
+	u32 npkts = max_t(u32, 1, DIV_ROUND_UP(len, qp->mtu));
+	struct rxe_resp_res *res;
 
-	if (len || !(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_READ)) {
-		mr = rxe_read_mr(qp, skb, &nak);
-		if (!mr) {
-			rxe_resp_fail(qp, nak, pkt->psn);
-			return false;
-		}
+	if (len > RXE_MAX_MSG) {
+		rxe_resp_fail(qp, AETH_NAK_INVALID_REQ, pkt->psn);
+		return false;
 	}
+	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_READ) ||
+	    !rxe_rkey_ok(qp, rkey, IB_ACCESS_REMOTE_READ, va, len)) {
+		rxe_resp_fail(qp, AETH_NAK_REM_ACCESS, pkt->psn);
+		return false;
+	}
+	res = rxe_res_new(qp, RXE_READ, pkt->psn, npkts);
+	res->rkey = rkey;
+	res->va = va;
+	res->len = len;
 	qp->msn++;
-	rxe_read_start(qp, mr, be64_to_cpu(reth->va), len, pkt->psn);
-	qp->resp_psn = rxe_psn_add(qp->resp_psn, max_t(u32, 1, DIV_ROUND_UP(len, qp->mtu)));
+	rxe_read_start(qp, rkey, va, len, pkt->psn);
+	qp->resp_psn = rxe_psn_add(qp->resp_psn, npkts);
 	return true;
 }
 
@@ -327,6 +387,7 @@ static bool rxe_resp_atomic(struct rxe_qp *qp, struct sk_buff *skb)
 	struct rxe_pkt *pkt = rxe_pkt(skb);
 	struct rxe_atmeth *a = rxe_ext(skb, RXE_EXT_ATMETH);
 	u64 va = be64_to_cpu(a->va);
+	struct rxe_resp_res *res;
 	struct rxe_mr *mr;
 	u64 *addr, orig;
 
@@ -355,9 +416,11 @@ static bool rxe_resp_atomic(struct rxe_qp *qp, struct sk_buff *skb)
 	rxe_mr_unmap8(mr, addr);
 	rxe_mr_put(mr);
 
-	qp->atomic_psn = pkt->psn;
-	qp->atomic_orig = orig;
-	qp->atomic_valid = true;
+	res = rxe_res_new(qp, RXE_ATOMIC, pkt->psn, 1);
+	res->rkey = be32_to_cpu(a->rkey);
+	res->va = va;
+	res->len = sizeof(u64);
+	res->orig = orig;
 	qp->msn++;
 	rxe_resp_atomic_ack(qp, pkt->psn, orig);
 	qp->resp_psn = rxe_psn_add(qp->resp_psn, 1);
@@ -436,6 +499,21 @@ void rxe_responder(struct rxe_qp *qp, struct sk_buff *skb)
 			goto out;
 		}
 	} else if (((mask & RXE_SEND) && !in_send) || ((mask & RXE_WRITE) && !in_write)) {
+		rxe_resp_fail(qp, AETH_NAK_INVALID_REQ, pkt->psn);
+		goto out;
+	}
+	/* Every packet of a message but the last carries exactly one path MTU. */
+	if ((mask & (RXE_SEND | RXE_WRITE)) && !(mask & RXE_LAST) && pkt->paylen != qp->mtu) {
+		rxe_resp_fail(qp, AETH_NAK_INVALID_REQ, pkt->psn);
+		goto out;
+	}
+	/* Nothing on this device can be invalidated: never claim an invalidation. */
+	if (mask & RXE_IETH) {
+		rxe_resp_fail(qp, AETH_NAK_INVALID_REQ, pkt->psn);
+		goto out;
+	}
+	/* READ and atomic requests need responder resources (max_dest_rd_atomic). */
+	if ((mask & (RXE_READ | RXE_ATOMIC)) && !qp->attr.max_dest_rd_atomic) {
 		rxe_resp_fail(qp, AETH_NAK_INVALID_REQ, pkt->psn);
 		goto out;
 	}

@@ -103,11 +103,12 @@ void rxe_dealloc_ucontext(struct ib_ucontext *uctx)
 
 int rxe_alloc_pd(struct ib_pd *pd, struct ib_udata *udata)
 {
-	return 0;
+	return rxe_count_get(&to_rdev(pd->device)->n_pd, RXE_MAX_PD) ? 0 : -ENOMEM;
 }
 
 int rxe_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata)
 {
+	atomic_dec(&to_rdev(pd->device)->n_pd);
 	return 0;
 }
 
@@ -170,25 +171,32 @@ int rxe_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr, struct
 		return -EOPNOTSUPP;
 	if (attr->cqe < 1 || attr->cqe >= RXE_MAX_CQE)
 		return -EINVAL;
+	if (!rxe_count_get(&dev->n_cq, RXE_MAX_CQ))
+		return -ENOMEM;
 	spin_lock_init(&cq->lock);
 	cq->user = !!udata;
 	err = rxe_queue_init(dev, &cq->q, attr->cqe, sizeof(union rxe_cqe), udata, &resp.mi);
 	if (err)
-		return err;
+		goto err_count;
 	cq->ib.cqe = cq->q.mask;
 	if (udata) {
 		err = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
 		if (err) {
 			rxe_queue_free(&cq->q);
-			return err;
+			goto err_count;
 		}
 	}
 	return 0;
+
+err_count:
+	atomic_dec(&dev->n_cq);
+	return err;
 }
 
 int rxe_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	rxe_queue_free(&to_rcq(ibcq)->q);
+	atomic_dec(&to_rdev(ibcq->device)->n_cq);
 	return 0;
 }
 
@@ -237,9 +245,19 @@ void rxe_cq_post(struct rxe_cq *cq, const struct ib_uverbs_wc *wc, struct rxe_qp
 	}
 out:
 	spin_unlock_irqrestore(&cq->lock, flags);
-	if (notify && cq->ib.comp_handler)
+	/* Delivered by the QP's worker once it has dropped qp->lock (rxe_cq_deliver). */
+	if (notify)
+		set_bit(RXE_EV_CQ_COMP, &cq->events);
+	if (overflow)
+		set_bit(RXE_EV_CQ_ERR, &cq->events);
+}
+
+/* Run the completion handler and the overflow event rxe_cq_post() left for @cq. */
+void rxe_cq_deliver(struct rxe_cq *cq)
+{
+	if (test_and_clear_bit(RXE_EV_CQ_COMP, &cq->events) && cq->ib.comp_handler)
 		cq->ib.comp_handler(&cq->ib, cq->ib.cq_context);
-	if (overflow && cq->ib.event_handler) {
+	if (test_and_clear_bit(RXE_EV_CQ_ERR, &cq->events) && cq->ib.event_handler) {
 		struct ib_event ev = { .device = cq->ib.device, .event = IB_EVENT_CQ_ERR,
 				       .element.cq = &cq->ib };
 
@@ -297,14 +315,18 @@ int rxe_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init, struct i
 	if (!init->attr.max_wr || init->attr.max_wr >= RXE_MAX_SRQ_WR ||
 	    init->attr.max_sge > RXE_MAX_SGE)
 		return -EINVAL;
+	if (!rxe_count_get(&dev->n_srq, RXE_MAX_SRQ))
+		return -ENOMEM;
 	spin_lock_init(&srq->lock);
 	srq->user = !!udata;
 	srq->max_sge = max_t(u32, init->attr.max_sge, 1);
 	err = rxe_queue_init(dev, &srq->q, init->attr.max_wr,
 			     sizeof(struct rxe_recv_wqe) + srq->max_sge * sizeof(struct rxe_sge),
 			     udata, &resp.mi);
-	if (err)
+	if (err) {
+		atomic_dec(&dev->n_srq);
 		return err;
+	}
 	init->attr.max_wr = srq->q.mask;
 	init->attr.max_sge = srq->max_sge;
 	srq->limit = init->attr.srq_limit;
@@ -313,6 +335,7 @@ int rxe_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init, struct i
 		err = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
 		if (err) {
 			rxe_queue_free(&srq->q);
+			atomic_dec(&dev->n_srq);
 			return err;
 		}
 	}
@@ -349,6 +372,7 @@ int rxe_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 int rxe_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
 	rxe_queue_free(&to_rsrq(ibsrq)->q);
+	atomic_dec(&to_rdev(ibsrq->device)->n_srq);
 	return 0;
 }
 
@@ -449,13 +473,8 @@ int rxe_fetch_rwqe(struct rxe_qp *qp, struct rxe_rwqe *rw)
 	for (i = 0; i < rw->num_sge; i++)
 		len += rw->sge[i].length;
 	rw->length = min_t(u64, len, RXE_MAX_MSG);
-	if (limit_event && srq->ib.event_handler) {
-		struct ib_event ev = { .device = srq->ib.device,
-				       .event = IB_EVENT_SRQ_LIMIT_REACHED,
-				       .element.srq = &srq->ib };
-
-		srq->ib.event_handler(&ev, srq->ib.srq_context);
-	}
+	if (limit_event)
+		set_bit(RXE_EV_SRQ_LIMIT, &srq->events);	/* delivered by the worker */
 	return 0;
 }
 
@@ -488,19 +507,48 @@ void rxe_qp_kick(struct rxe_qp *qp)
 }
 
 /* Move to the error state; the worker flushes the queues. Called with qp->lock held. */
+static void rxe_qp_set_error(struct rxe_qp *qp)
+{
+	qp->state = IB_QPS_ERR;
+	qp->sq_flush_pending = true;
+	rxe_qp_kick(qp);
+}
+
+/*
+ * A fault (protocol error, access violation, retries exhausted) moves the QP to the error
+ * state and raises IB_EVENT_QP_FATAL. The event is delivered by the worker after it drops
+ * qp->lock, so the consumer's handler may query or modify the QP.
+ */
 void rxe_qp_error(struct rxe_qp *qp)
 {
 	if (qp->state == IB_QPS_ERR)
 		return;
-	qp->state = IB_QPS_ERR;
-	qp->sq_flush_pending = true;
-	if (qp->ib.event_handler && qp->ib.qp_type != IB_QPT_GSI) {
+	rxe_qp_set_error(qp);
+	if (qp->ib.qp_type != IB_QPT_GSI)
+		set_bit(RXE_EV_QP_FATAL, &qp->events);
+}
+
+/* Deliver the events and completion notifications the worker collected, without qp->lock. */
+static void rxe_qp_deliver(struct rxe_qp *qp)
+{
+	struct rxe_srq *srq = qp->srq;
+
+	if (test_and_clear_bit(RXE_EV_QP_FATAL, &qp->events) && qp->ib.event_handler) {
 		struct ib_event ev = { .device = qp->ib.device, .event = IB_EVENT_QP_FATAL,
 				       .element.qp = &qp->ib };
 
 		qp->ib.event_handler(&ev, qp->ib.qp_context);
 	}
-	rxe_qp_kick(qp);
+	rxe_cq_deliver(qp->scq);
+	if (qp->rcq && qp->rcq != qp->scq)
+		rxe_cq_deliver(qp->rcq);
+	if (srq && test_and_clear_bit(RXE_EV_SRQ_LIMIT, &srq->events) && srq->ib.event_handler) {
+		struct ib_event ev = { .device = srq->ib.device,
+				       .event = IB_EVENT_SRQ_LIMIT_REACHED,
+				       .element.srq = &srq->ib };
+
+		srq->ib.event_handler(&ev, srq->ib.srq_context);
+	}
 }
 
 /* The per-QP worker: received packets first, then the flush or the requester. */
@@ -518,7 +566,8 @@ void rxe_qp_work(struct work_struct *work)
 	while (!qp->rd_active && budget-- > 0 && (skb = skb_dequeue(&qp->rxq))) {
 		u32 mask = rxe_opinfo[rxe_pkt(skb)->opcode].mask;
 
-		if (qp->state < IB_QPS_RTR || qp->state == IB_QPS_ERR)
+		if (qp->state < IB_QPS_RTR || qp->state == IB_QPS_ERR ||
+		    (qp->ib.qp_type == IB_QPT_RC && !rxe_pkt_from_peer(&qp->av, skb)))
 			kfree_skb(skb);
 		else if (mask & RXE_REQ)
 			rxe_responder(qp, skb);
@@ -531,14 +580,16 @@ void rxe_qp_work(struct work_struct *work)
 		if (qp->state == IB_QPS_RTS)
 			rxe_comp_timeout(qp);
 	}
-	if (qp->state == IB_QPS_ERR)
-		rxe_flush(qp);
-	else if (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD)
+	if (qp->state == IB_QPS_ERR) {
+		if (rxe_flush(qp))
+			queue_work(rxe_wq, &qp->work);	/* more to flush: yield first */
+	} else if (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD)
 		rxe_requester(qp);
 	if (!skb_queue_empty(&qp->rxq) || qp->rd_active || READ_ONCE(qp->retry_fire))
 		queue_work(rxe_wq, &qp->work);
 out:
 	mutex_unlock(&qp->lock);
+	rxe_qp_deliver(qp);
 }
 
 int rxe_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init, struct ib_udata *udata)
@@ -570,6 +621,8 @@ int rxe_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init, struct ib_ud
 		return -EINVAL;
 	if (!init->send_cq || (!init->recv_cq && !init->srq))
 		return -EINVAL;
+	if (!rxe_count_get(&dev->n_qp, RXE_MAX_QP))
+		return -ENOMEM;
 
 	qp->dev = dev;
 	qp->user = !!udata;
@@ -596,11 +649,12 @@ int rxe_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init, struct ib_ud
 	err = rxe_queue_init(dev, &qp->sq, max_t(u32, cap->max_send_wr, 1), elem, udata,
 			     &resp.sq_mi);
 	if (err)
-		return err;
+		goto err_count;
 	qp->swqe_size = ALIGN(sizeof(struct rxe_swqe) +
 			      max_t(size_t, qp->sq_max_sge * sizeof(struct rxe_sge),
 				    qp->sq_max_inline), 8);
-	qp->swqes = vzalloc(array_size(qp->sq.mask + 1, qp->swqe_size));
+	qp->swqes = __vmalloc(array_size(qp->sq.mask + 1, qp->swqe_size),
+			      GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 	if (!qp->swqes) {
 		err = -ENOMEM;
 		goto err_sq;
@@ -652,6 +706,8 @@ err_swqes:
 	vfree(qp->swqes);
 err_sq:
 	rxe_queue_free(&qp->sq);
+err_count:
+	atomic_dec(&dev->n_qp);
 	return err;
 }
 
@@ -671,7 +727,6 @@ static void rxe_qp_reset(struct rxe_qp *qp)
 	rxe_resp_reset(qp);
 	qp->msn = 0;
 	qp->nak_sent = false;
-	qp->atomic_valid = false;
 	qp->rnr_wait = false;
 	qp->sq_flush_pending = false;
 }
@@ -738,7 +793,7 @@ int rxe_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask, struct 
 		qp->req_psn = qp->acked_psn = qp->attr.sq_psn;
 	}
 	if (mask & IB_QP_AV)
-		qp->attr.ah_attr = attr->ah_attr;
+		rdma_replace_ah_attr(&qp->attr.ah_attr, &attr->ah_attr);	/* holds sgid_attr */
 	if (qp->attr.path_mtu)
 		qp->mtu = ib_mtu_enum_to_int(min(qp->attr.path_mtu,
 						 iboe_get_mtu(READ_ONCE(dev->ndev->mtu))));
@@ -754,8 +809,11 @@ int rxe_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask, struct 
 			qp->retry_left = qp->attr.retry_cnt;
 			qp->rnr_left = qp->attr.rnr_retry;
 		}
-		if (new == IB_QPS_ERR)
-			rxe_qp_error(qp);
+		if (new == IB_QPS_ERR) {
+			/* The consumer's own request: flush, but no fatal event. */
+			if (qp->state != IB_QPS_ERR)
+				rxe_qp_set_error(qp);
+		}
 		else
 			qp->state = new;
 	}
@@ -774,6 +832,8 @@ int rxe_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 
 	mutex_lock(&qp->lock);
 	*attr = qp->attr;
+	/* The stored sgid_attr reference stays ours; the caller gets no pointer to it. */
+	attr->ah_attr.grh.sgid_attr = NULL;
 	attr->qp_state = attr->cur_qp_state = qp->state;
 	attr->sq_psn = qp->req_psn;
 	attr->rq_psn = qp->resp_psn;
@@ -816,6 +876,8 @@ int rxe_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	rxe_queue_free(&qp->rq);
 	vfree(qp->swqes);
 	rxe_queue_free(&qp->sq);
+	rdma_destroy_ah_attr(&qp->attr.ah_attr);
+	atomic_dec(&qp->dev->n_qp);
 	return 0;
 }
 
@@ -860,10 +922,8 @@ static int rxe_post_one(struct rxe_qp *qp, const struct ib_send_wr *wr)
 			w->wr.wr.ud.ah_num = to_rah(ud_wr(wr)->ah)->ah_num;
 		}
 		break;
-	case IB_WR_SEND_WITH_INV:
-		w->wr.ex.invalidate_rkey = wr->ex.invalidate_rkey;
-		break;
 	default:
+		/* SEND_WITH_INV included: this device has nothing that can be invalidated. */
 		return -EINVAL;
 	}
 	for (i = 0; i < wr->num_sge; i++)

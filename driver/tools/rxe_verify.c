@@ -7,6 +7,7 @@
  * packets back), then TEST runs; exit 0 when it behaved, 1 with a message when not.
  */
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_verbs.h>
 #include <stdint.h>
@@ -430,6 +431,86 @@ static int t_garbage_sq(void)
 	return 0;
 }
 
+/*
+ * SEND with invalidate: this device has no MR that can be invalidated (no memory windows or
+ * fast-registration MRs), so it must refuse the request, never complete a receive that claims
+ * an invalidation (IBV_WC_WITH_INV) that did not happen.
+ */
+static int t_send_inv(void)
+{
+	struct ibv_sge s = { (uintptr_t)buf[0], 64, mr[0]->lkey };
+	struct ibv_send_wr wr = { .sg_list = &s, .num_sge = 1, .opcode = IBV_WR_SEND_WITH_INV };
+	struct ibv_wc wc;
+	int spins;
+
+	post_recv(1, 0, 4096);
+	wr.invalidate_rkey = mr[1]->rkey;
+	post(0, &wr);
+	wc = wait_wc(0);
+	if (wc.status == IBV_WC_SUCCESS)
+		die("SEND_WITH_INV completed successfully on a device that cannot invalidate");
+	for (spins = 0; spins < 20000; spins++) {
+		int n = ibv_poll_cq(cq[1], 1, &wc);
+
+		if (n < 0)
+			die("poll_cq");
+		if (n && wc.status == IBV_WC_SUCCESS)
+			die("the receive completed%s", wc.wc_flags & IBV_WC_WITH_INV ?
+			    " with IBV_WC_WITH_INV" : "");
+		usleep(10);
+	}
+	return 0;
+}
+
+/* Async events of qp[0] within ms milliseconds: count of @type. */
+static int count_events(enum ibv_event_type type, int ms)
+{
+	struct ibv_async_event ev;
+	int n = 0, flags = fcntl(ctx->async_fd, F_GETFL);
+
+	fcntl(ctx->async_fd, F_SETFL, flags | O_NONBLOCK);
+	for (; ms > 0; ms -= 10) {
+		while (!ibv_get_async_event(ctx, &ev)) {
+			if (ev.event_type == type)
+				n++;
+			ibv_ack_async_event(&ev);
+		}
+		usleep(10000);
+	}
+	fcntl(ctx->async_fd, F_SETFL, flags);
+	return n;
+}
+
+/*
+ * IBV_EVENT_QP_FATAL is for faults: an application's own move to the error state raises none;
+ * a remote access error (found by the responder qp[1], reported to the requester qp[0]) does.
+ */
+static int t_qp_events(void)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	struct ibv_sge s = { (uintptr_t)buf[0], 8, mr[0]->lkey };
+	struct ibv_send_wr wr = { .sg_list = &s, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE };
+	int n;
+
+	if (ibv_modify_qp(qp[0], &a, IBV_QP_STATE))
+		die("modify ERR");
+	n = count_events(IBV_EVENT_QP_FATAL, 500);
+	if (n)
+		die("%d QP_FATAL events after the application's own move to ERR", n);
+	a.qp_state = IBV_QPS_RESET;
+	if (ibv_modify_qp(qp[0], &a, IBV_QP_STATE))
+		die("modify RESET");
+	connect_qp(0, 7);
+	wr.wr.rdma.remote_addr = (uintptr_t)buf[1];
+	wr.wr.rdma.rkey = mr[1]->rkey ^ 0x100;
+	post(0, &wr);
+	expect(0, IBV_WC_REM_ACCESS_ERR, 0);
+	n = count_events(IBV_EVENT_QP_FATAL, 500);
+	if (n < 1)
+		die("no QP_FATAL event for a remote access fault");
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(void);
@@ -448,6 +529,8 @@ static const struct {
 	{ "rnr-exceeded", t_rnr_exceeded, 1 },
 	{ "flush", t_flush, 7 },
 	{ "garbage-sq", t_garbage_sq, 7 },
+	{ "send-inv", t_send_inv, 7 },
+	{ "qp-events", t_qp_events, 7 },
 };
 
 int main(int argc, char **argv)

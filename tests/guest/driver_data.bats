@@ -80,6 +80,14 @@ verify() {
 	verify write-read
 }
 
+@test "SEND with invalidate is refused: no receive claims an invalidation that did not happen" {
+	verify send-inv
+}
+
+@test "QP_FATAL is raised for a remote access fault, not for the application's own move to ERR" {
+	verify qp-events
+}
+
 @test "the kernel log has no WARNING, BUG, Oops, refcount or lockdep message" {
 	run dmesg
 	! grep -E 'WARNING|BUG|Oops|refcount|lockdep|circular locking|general protection' <<<"$output"

@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+# rxe_hostile.py - a hostile or vanishing RoCE v2 peer, against driver/tools/rxe_victim.
+"""Usage: rxe_hostile.py SCENARIO ARGS...
+
+Crafts RC packets with valid ICRCs on a raw IPv4 socket (any source address) and listens on
+UDP 4791 for what the victim answers; INFO is the victim.info file rxe_victim wrote
+("qpn rkey va rq_psn sq_psn"), DIR the directory both watch.
+
+  write-first SRC DST INFO DIR   WRITE_FIRST (1 KiB of an 8 KiB WRITE, ACK requested) at the
+                                 victim's PSN, check it was acknowledged, then go silent
+                                 (touch DIR/go) as a peer that died mid-message
+  spoof THIRD SRC DST INFO DIR   an ACK and a remote-access NAK for the victim's outstanding
+                                 SEND from THIRD, touch DIR/go, wait for DIR/checked, then
+                                 the real ACK from SRC (the connected peer)
+  read SRC DST INFO DIR          READ requests: a current one (answered), its duplicate
+                                 (replayed from the responder resource), an old PSN with a
+                                 foreign va and an old PSN never used (both must be ignored),
+                                 then an rkey guessing loop on an old PSN (one remote-access
+                                 NAK, then silence, never data); touch DIR/go
+Exit 0 when the victim answered as a safe responder must, 1 (with the step) when not.
+"""
+import os
+import socket
+import struct
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rxe_fuzz import icrc  # noqa: E402
+
+OP_WRITE_FIRST, OP_READ_REQ, OP_ACK = 0x06, 0x0c, 0x11
+READ_RESP = {0x0d, 0x0e, 0x0f, 0x10}
+_ipid = [0x1234]
+
+
+def build(src, dst, op, qpn, psn, ackreq=False, ext=b'', payload=b''):
+    pad = (-len(payload)) & 3
+    bth = struct.pack('!BBHII', op, 0x40 | (pad << 4), 0xffff, qpn & 0xffffff,
+                      (0x80000000 if ackreq else 0) | (psn & 0xffffff))
+    rest = ext + payload + bytes(pad)
+    udp_len = 8 + len(bth) + len(rest) + 4
+    _ipid[0] = _ipid[0] % 65535 + 1
+    ip = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + udp_len, _ipid[0], 0x4000, 64, 17, 0,
+                     socket.inet_aton(src), socket.inet_aton(dst))
+    udp = struct.pack('!HHHH', 0xc123, 4791, udp_len, 0)
+    return ip + udp + bth + rest + icrc(ip, udp, bth, rest)
+
+
+class Peer:
+    def __init__(self, dst):
+        self.dst = dst
+        self.raw = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
+        self.rx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.rx.bind(('0.0.0.0', 4791))
+
+    def send(self, src, *args, **kw):
+        self.raw.sendto(build(src, self.dst, *args, **kw), (self.dst, 0))
+
+    def recv(self, secs):
+        """Packets the victim sent us within secs: (opcode, psn, syndrome, payload)."""
+        out, end = [], time.monotonic() + secs
+        while True:
+            left = end - time.monotonic()
+            if left <= 0:
+                return out
+            self.rx.settimeout(left)
+            try:
+                data, _ = self.rx.recvfrom(65536)
+            except socket.timeout:
+                return out
+            if len(data) < 16:
+                continue
+            op, psn = data[0], struct.unpack('!I', data[8:12])[0] & 0xffffff
+            syn = data[12] if op in READ_RESP | {OP_ACK, 0x12} else None
+            body = data[16:-4] if op in (0x0d, 0x0f, 0x10) else data[12:-4]
+            out.append((op, psn, syn, body))
+
+
+def reth(va, rkey, length):
+    return struct.pack('!QII', va, rkey, length)
+
+
+def touch(d, name):
+    open(os.path.join(d, name), 'w').close()
+
+
+def wait_file(d, name, secs=120):
+    end = time.monotonic() + secs
+    while not os.path.exists(os.path.join(d, name)):
+        if time.monotonic() > end:
+            sys.exit(f"rxe_hostile: {name} did not appear in {d}")
+        time.sleep(0.1)
+
+
+def fail(msg):
+    print(f"FAIL: {msg}")
+    sys.exit(1)
+
+
+def write_first(src, dst, info, d):
+    qpn, rkey, va, rq_psn, _ = info
+    p = Peer(dst)
+    p.send(src, OP_WRITE_FIRST, qpn, rq_psn, ackreq=True, ext=reth(va, rkey, 8192),
+           payload=b'W' * 1024)
+    got = p.recv(5)
+    if not any(op == OP_ACK and psn == rq_psn and syn == 0x1f for op, psn, syn, _ in got):
+        fail(f"the WRITE_FIRST was not acknowledged: {got}")
+    print("WRITE_FIRST acknowledged; the peer goes silent")
+    touch(d, 'go')
+
+
+def spoof(third, src, dst, info, d):
+    qpn, _, _, _, sq_psn = info
+    p = Peer(dst)
+    aeth_ack = struct.pack('!I', 0x1f << 24)
+    aeth_nak = struct.pack('!I', 0x62 << 24)
+    p.send(third, OP_ACK, qpn, sq_psn, ext=aeth_ack)
+    p.send(third, OP_ACK, qpn, sq_psn, ext=aeth_nak)
+    print(f"spoofed ACK and NAK sent from {third}")
+    touch(d, 'go')
+    wait_file(d, 'checked', 40)
+    p.send(src, OP_ACK, qpn, sq_psn, ext=aeth_ack)
+    print(f"real ACK sent from {src}")
+
+
+def read(src, dst, info, d):
+    qpn, rkey, va, rq_psn, _ = info
+    p = Peer(dst)
+    secret = (b'SECRET' * 11)[:64]
+
+    def data_in(got):
+        return [body for op, _, _, body in got if op in READ_RESP and body]
+
+    p.send(src, OP_READ_REQ, qpn, rq_psn, ext=reth(va, rkey, 64))
+    got = p.recv(3)
+    if secret not in data_in(got):
+        fail(f"step 1: a current READ with the right rkey was not answered: {got}")
+    print("step 1: current READ answered")
+    p.send(src, OP_READ_REQ, qpn, rq_psn, ext=reth(va, rkey, 64))
+    got = p.recv(3)
+    if secret not in data_in(got):
+        fail(f"step 2: the duplicate of that READ was not replayed: {got}")
+    print("step 2: duplicate READ replayed from the responder resource")
+    p.send(src, OP_READ_REQ, qpn, rq_psn, ext=reth(va + 4096, rkey, 64))
+    got = p.recv(2)
+    if data_in(got):
+        fail("step 3: an old PSN with a foreign va was executed (data came back)")
+    print("step 3: old PSN with a foreign va ignored")
+    p.send(src, OP_READ_REQ, qpn, (rq_psn - 5) & 0xffffff, ext=reth(va, rkey, 4096))
+    got = p.recv(2)
+    if data_in(got):
+        fail("step 4: an old PSN never requested was executed (data came back)")
+    print("step 4: old PSN never requested ignored")
+    guesses = [rkey ^ 0x100, rkey ^ 0x200, rkey ^ 0x300, rkey]
+    for g in guesses:
+        p.send(src, OP_READ_REQ, qpn, (rq_psn - 10) & 0xffffff, ext=reth(va, g, 64))
+        time.sleep(0.2)
+    got = p.recv(2)
+    naks = [x for x in got if x[0] == OP_ACK and x[2] == 0x62]
+    if data_in(got):
+        fail("step 5: the rkey guessing loop got data back")
+    if len(naks) != 1:
+        fail(f"step 5: expected exactly one remote access NAK, got {got}")
+    print("step 5: rkey guessing ended at the first bad rkey (one NAK, no data)")
+    touch(d, 'go')
+
+
+def main():
+    if len(sys.argv) < 2 or sys.argv[1] not in ('write-first', 'spoof', 'read'):
+        sys.exit(__doc__)
+    n = {'write-first': 4, 'spoof': 5, 'read': 4}[sys.argv[1]]
+    args = sys.argv[2:]
+    if len(args) != n:
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
+    info_path = args[-2]
+    wait_file(os.path.dirname(info_path) or '.', os.path.basename(info_path))
+    with open(info_path) as f:
+        info = [int(x) for x in f.read().split()]
+    {'write-first': write_first, 'spoof': spoof, 'read': read}[sys.argv[1]](*args[:-2], info,
+                                                                          args[-1])
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-2.0
+/* rxe_victim.c - the target side of the hostile-peer tests (driver/tools/rxe_hostile.py). */
+
+/*
+ * Usage: rxe_victim DEVICE GID_INDEX PEER_IPV4 DIR MODE
+ * Creates an RC QP on DEVICE connected (GID_INDEX) to a QP 0x123 at PEER_IPV4 that does not
+ * exist (the hostile program plays it), then a 64 KiB MR with remote read, write and atomic
+ * access (after the QP, so process exit deregisters it first), filled with "SECRET" bytes.
+ * It writes DIR/victim.info ("qpn rkey va rq_psn sq_psn") and waits for DIR/go, then:
+ *   dereg   deregister the MR and print how long that took
+ *   spoof   (a SEND of 16 bytes was posted before victim.info) fail if that SEND completed
+ *           by DIR/go; then touch DIR/checked and wait up to 20 s for it to complete well
+ *   state   print the QP state ("state ERR", "state RTS", ...)
+ * Exit 0 when the mode behaved, 1 with a message when not, 2 on bad usage.
+ */
+#include <arpa/inet.h>
+#include <infiniband/verbs.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LEN	65536
+#define RQ_PSN	1000
+#define SQ_PSN	2000
+
+#define die(...) do { fprintf(stderr, "rxe_victim: " __VA_ARGS__); fputc('\n', stderr); exit(1); } while (0)
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void wait_file(const char *dir, const char *name, int secs)
+{
+	char path[4096];
+	double end = now() + secs;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	while (access(path, F_OK)) {
+		if (now() > end)
+			die("%s did not appear within %d s", path, secs);
+		usleep(100000);
+	}
+}
+
+static void touch(const char *dir, const char *name)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f)
+		die("cannot create %s", path);
+	fclose(f);
+}
+
+static const char *state_name(enum ibv_qp_state s)
+{
+	static const char *const n[] = { "RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR" };
+
+	return s < sizeof(n) / sizeof(n[0]) ? n[s] : "?";
+}
+
+int main(int argc, char **argv)
+{
+	struct ibv_device **list;
+	struct ibv_context *ctx = NULL;
+	struct ibv_qp_init_attr init = {};
+	struct ibv_qp_attr a = {};
+	struct ibv_qp_init_attr qi;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	struct ibv_wc wc;
+	union ibv_gid dgid = {};
+	struct in_addr peer;
+	const char *dir, *mode;
+	char path[4096], tmp[4096];
+	uint8_t *buf;
+	FILE *f;
+	int i, gidx, n;
+
+	if (argc != 6 || inet_pton(AF_INET, argv[3], &peer) != 1) {
+		fprintf(stderr, "usage: rxe_victim DEVICE GID_INDEX PEER_IPV4 DIR dereg|spoof|state\n");
+		return 2;
+	}
+	gidx = atoi(argv[2]);
+	dir = argv[4];
+	mode = argv[5];
+	if (strcmp(mode, "dereg") && strcmp(mode, "spoof") && strcmp(mode, "state")) {
+		fprintf(stderr, "rxe_victim: unknown mode %s (dereg, spoof or state)\n", mode);
+		return 2;
+	}
+	list = ibv_get_device_list(&n);
+	for (i = 0; list && i < n; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), argv[1]))
+			ctx = ibv_open_device(list[i]);
+	if (!ctx)
+		die("no device %s", argv[1]);
+	pd = ibv_alloc_pd(ctx);
+	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	if (!pd || !cq)
+		die("alloc_pd/create_cq");
+	init.send_cq = init.recv_cq = cq;
+	init.qp_type = IBV_QPT_RC;
+	init.cap.max_send_wr = init.cap.max_recv_wr = 4;
+	init.cap.max_send_sge = init.cap.max_recv_sge = 1;
+	qp = ibv_create_qp(pd, &init);
+	if (!qp)
+		die("create_qp");
+	buf = aligned_alloc(4096, LEN);
+	for (i = 0; i < LEN; i++)
+		buf[i] = "SECRET"[i % 6];
+	mr = ibv_reg_mr(pd, buf, LEN, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
+	if (!mr)
+		die("reg_mr");
+
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			    IBV_ACCESS_REMOTE_ATOMIC;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			  IBV_QP_ACCESS_FLAGS))
+		die("modify INIT");
+	memset(&a, 0, sizeof(a));
+	dgid.raw[10] = dgid.raw[11] = 0xff;
+	memcpy(&dgid.raw[12], &peer, 4);
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = 0x123;
+	a.rq_psn = RQ_PSN;
+	a.max_dest_rd_atomic = 4;
+	a.min_rnr_timer = 1;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = dgid;
+	a.ah_attr.grh.sgid_index = gidx;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		die("modify RTR");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = SQ_PSN;
+	a.timeout = 20;		/* 4.3 s: the SEND of "spoof" stays outstanding during the test */
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
+			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC))
+		die("modify RTS");
+
+	if (!strcmp(mode, "spoof")) {
+		struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = 16, .lkey = mr->lkey };
+		struct ibv_send_wr wr = { .wr_id = 7, .sg_list = &sge, .num_sge = 1,
+					  .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED };
+		struct ibv_send_wr *bad;
+
+		if (ibv_post_send(qp, &wr, &bad))
+			die("post_send");
+	}
+	snprintf(path, sizeof(path), "%s/victim.info", dir);
+	snprintf(tmp, sizeof(tmp), "%s/victim.info.tmp", dir);
+	f = fopen(tmp, "w");
+	if (!f)
+		die("cannot write %s", tmp);
+	fprintf(f, "%u %u %llu %u %u\n", qp->qp_num, mr->rkey,
+		(unsigned long long)(uintptr_t)buf, RQ_PSN, SQ_PSN);
+	fclose(f);
+	if (rename(tmp, path))
+		die("rename %s", tmp);
+	wait_file(dir, "go", 300);
+
+	if (!strcmp(mode, "dereg")) {
+		double t0 = now();
+
+		if (ibv_dereg_mr(mr))
+			die("dereg_mr failed");
+		printf("dereg_mr returned after %.3f s\n", now() - t0);
+		return 0;
+	}
+	if (!strcmp(mode, "spoof")) {
+		double end = now() + 2;
+
+		while (now() < end) {
+			n = ibv_poll_cq(cq, 1, &wc);
+			if (n > 0)
+				die("the SEND completed (%s) on a packet from a third address",
+				    ibv_wc_status_str(wc.status));
+			usleep(10000);
+		}
+		if (ibv_query_qp(qp, &a, IBV_QP_STATE, &qi))
+			die("query_qp");
+		if (a.qp_state != IBV_QPS_RTS)
+			die("the QP is in state %s after the spoofed packets", state_name(a.qp_state));
+		touch(dir, "checked");
+		end = now() + 20;
+		while (now() < end) {
+			n = ibv_poll_cq(cq, 1, &wc);
+			if (n > 0) {
+				if (wc.status != IBV_WC_SUCCESS || wc.wr_id != 7)
+					die("the SEND completed with %s", ibv_wc_status_str(wc.status));
+				printf("spoofed ACK/NAK ignored; the peer's ACK completed the SEND\n");
+				return 0;
+			}
+			usleep(10000);
+		}
+		die("the peer's own ACK did not complete the SEND either: the test cannot tell");
+	}
+	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &qi))
+		die("query_qp");
+	printf("state %s\n", state_name(a.qp_state));
+	return 0;
+}
