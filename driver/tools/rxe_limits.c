@@ -4,9 +4,10 @@
 /*
  * Usage: rxe_limits DEVICE pd|cq|srq
  * Creates objects of one kind on DEVICE until creation fails, then reports how many it made
- * and why it stopped. Exit 0 when the device stopped exactly at the limit query_device
- * reports, with ENOMEM or EINVAL; 1 when it stopped elsewhere or not at all (it gives up
- * 16 objects past the limit); 2 on bad usage.
+ * and why it stopped. Exit 0 when the device stopped at the limit query_device reports, with
+ * ENOMEM or EINVAL: never past it, and at most 8 short of it (the kernel's own users of the
+ * device, such as the MAD layer's PD, CQ and QP, count too); 1 when it stopped elsewhere or
+ * not at all (it gives up 16 objects past the limit); 2 on bad usage.
  */
 #include <errno.h>
 #include <infiniband/verbs.h>
@@ -64,7 +65,7 @@ int main(int argc, char **argv)
 	}
 	printf("created %ld %s, device limit %ld, stopped by: %s\n", made, argv[2], max,
 	       err ? strerror(err) : "nothing");
-	if (made != max) {
+	if (made > max || made < max - 8) {
 		fprintf(stderr, "rxe_limits: the device did not stop at its limit of %ld\n", max);
 		return 1;
 	}
