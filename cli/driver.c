@@ -330,13 +330,28 @@ out:
 	return err;
 }
 
+/* The file modprobe picks: load it the way modprobe does (install commands, soft deps). */
+static int load_default(void)
+{
+	int err = module_load("rdma_rxe");
+
+	if (err == -EPERM || err == -EACCES)
+		log_msg(LOG_ERR, "loading the rdma_rxe kernel module was refused (%s); run rxectl as "
+			"root or load it with `modprobe rdma_rxe` first.", strerror(-err));
+	else if (err < 0)
+		log_msg(LOG_ERR, "loading the rdma_rxe kernel module failed: %s; see `dmesg` for the "
+			"kernel's reason, and `modprobe -c | grep rdma_rxe` for modprobe.d lines that "
+			"change how it loads.", strerror(-err));
+	return err;
+}
+
 int rxe_driver_load(enum rxe_driver_choice choice, const struct rxe_driver_inventory *inv)
 {
 	const struct rxe_driver_file *stock = rxe_driver_find(inv, false);
 	const struct rxe_driver_file *bundled = rxe_driver_find(inv, true);
 	const struct rxe_driver_file *f = NULL;
-	char msg[600];
-	int err;
+	char msg[600], cmd[256];
+	int err, blacklisted;
 
 	/* ib_core first, so a kernel without RDMA gets its own sentence. */
 	err = module_load("ib_core");
@@ -367,6 +382,15 @@ int rxe_driver_load(enum rxe_driver_choice choice, const struct rxe_driver_inven
 		else
 			log_info("the kernel's rdma_rxe is not installed for kernel %s; using the "
 				 "bundled driver %s (%s).", inv->kernel, f->version, f->path);
+	}
+	if (f->modprobe_default)
+		return load_default();
+	/* By file, past modprobe: still honour a modprobe.d `install rdma_rxe ...` line. */
+	if (module_load_policy("rdma_rxe", cmd, sizeof(cmd), &blacklisted) == 0 && cmd[0]) {
+		log_msg(LOG_ERR, "modprobe configuration replaces loading rdma_rxe with `install "
+			"rdma_rxe %s`, so rxectl does not load %s either; remove that line from "
+			"/etc/modprobe.d to load it.", cmd, f->path);
+		return -EPERM;
 	}
 	return load_file(f->path);
 }
