@@ -1,0 +1,86 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# The Ansible role contrib/ansible/roles/rxectl, run with Debian's ansible-core on the systemd
+# guest itself (ansible-playbook -c local): it installs the rxectl package of `make deb`, picks eth0
+# by CIDR, declares it, passes the doctor gate; a second run changes nothing; a netdev that fails
+# the doctor fails the host with the check ids; `--tags teardown` undoes it.  Tests run in order.
+#   make deb && tests/run-all tests/guest/systemd/pkg_ansible.bats
+
+bats_require_minimum_version 1.5.0
+
+load ../lib
+
+setup_file() {
+	[ "$(cat /proc/1/comm)" = systemd ] || skip "not in the systemd test bed guest"
+	require_guest
+	command -v ansible-playbook >/dev/null ||
+		{ echo "ansible-playbook is missing: run scripts/setup-deps (ansible-core)" >&2; return 1; }
+	DEB=$(ls "$TOP"/build/deb/rxectl_*_amd64.deb 2>/dev/null | tail -n1)
+	[ -n "$DEB" ] || { echo "no package in $TOP/build/deb: run make deb" >&2; return 1; }
+	export DEB PB="$TOP/contrib/ansible/playbook.yml" INV="$BATS_FILE_TMPDIR/inventory.ini"
+	export ANSIBLE_NOCOLOR=1 ANSIBLE_LOCAL_TEMP="$BATS_FILE_TMPDIR/ansible" ANSIBLE_HOME="$BATS_FILE_TMPDIR/ansible"
+	cat > "$INV" <<I
+[rxe]
+guest ansible_connection=local ansible_python_interpreter=/usr/bin/python3
+[rxe:vars]
+rxectl_debs=["$DEB"]
+rxectl_netdevs=[{"cidr": "192.0.2.0/24"}]
+I
+}
+
+playbook() { ansible-playbook -i "$INV" "$PB" "$@"; }
+
+recap() { # the "changed=N" of the play recap
+	sed -n 's/^guest *:.* changed=\([0-9]*\).*/\1/p' <<< "$1"
+}
+
+devs_on() {
+	rdma -j link show 2>/dev/null | jq -r --arg n "$1" '.[] | select(.netdev == $n) | "\(.ifname):\(.state)"'
+}
+
+@test "the first run installs rxectl, picks eth0 by CIDR, declares it and passes the doctor gate" {
+	local t0=$SECONDS
+	run playbook
+	echo "$output"
+	[ "$status" = 0 ]
+	echo "# first run: $((SECONDS - t0)) s, changed=$(recap "$output")" >&3
+	[ "$(recap "$output")" -gt 0 ]
+	dpkg-query -W rxectl
+	grep -qx '\[eth0\]' /etc/rxe/rxe.conf
+	[ "$(devs_on eth0)" = rxe_eth0:ACTIVE ]
+	[ "$(systemctl is-enabled rxe@eth0.service)" = enabled ]
+}
+
+@test "a second run changes nothing (changed=0)" {
+	run playbook
+	echo "$output"
+	[ "$status" = 0 ]
+	echo "# second run: changed=$(recap "$output")" >&3
+	[ "$(recap "$output")" = 0 ]
+}
+
+@test "a netdev that fails rxectl doctor fails the host and names the failing checks" {
+	ip link add rxa0 type dummy	# down, no address
+	run playbook -e '{"rxectl_netdevs": [{"name": "rxa0"}]}'
+	echo "$output"
+	[ "$status" != 0 ]
+	[[ "$output" == *"rxectl doctor rxa0: failing checks:"*"[netdev.up (rxa0)]"* ]]
+	rxectl disable rxa0 --now
+	ip link del rxa0
+}
+
+@test "a selector that matches no netdev fails with the netdevs there are" {
+	run playbook -e '{"rxectl_netdevs": [{"mac": "02:00:00:00:00:99"}]}'
+	echo "$output"
+	[ "$status" != 0 ]
+	[[ "$output" == *"no netdev on this host has mac 02:00:00:00:00:99 (netdevs: "*eth0* ]]
+}
+
+@test "--tags teardown disables eth0, deletes its device and removes the package" {
+	run playbook --tags teardown
+	echo "$output"
+	[ "$status" = 0 ]
+	[ -z "$(devs_on eth0)" ]
+	! dpkg-query -W -f '${Status}' rxectl 2>/dev/null | grep -q 'install ok installed'
+	! grep -qx '\[eth0\]' /etc/rxe/rxe.conf
+}
