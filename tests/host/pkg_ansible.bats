@@ -1,0 +1,76 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# contrib/ansible on the host: ansible-lint is clean, the playbook parses, and the role's netdev
+# picker (library/rxe_netdevs.py) selects this machine's netdevs by name, MAC and CIDR and says
+# what is wrong with a bad selector.  Read-only; the role's full run is pkg_ansible.bats (guest).
+#   tests/run-all tests/host/pkg_ansible.bats
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	command -v ansible >/dev/null || { echo "ansible is missing: run scripts/setup-deps (ansible-core)" >&2; return 1; }
+	export ANSIBLE_NOCOLOR=1 ANSIBLE_HOME="$BATS_FILE_TMPDIR/ansible" ANSIBLE_LOCAL_TEMP="$BATS_FILE_TMPDIR/ansible"
+	export ANS="$BATS_TEST_DIRNAME/../../contrib/ansible"
+	export ANSIBLE_LIBRARY="$ANS/roles/rxectl/library"
+}
+
+pick() { # JSON list of selectors -> the module's JSON result, and ansible's exit status
+	set -o pipefail
+	ansible localhost -c local -o -m rxe_netdevs -a "{\"select\": $1}" 2>&1 | sed 's/^[^{]*//'
+}
+
+# The first netdev of this machine other than lo, with its MAC and its first IPv4 address.
+first_netdev() {
+	for d in /sys/class/net/*; do
+		[ "${d##*/}" = lo ] || { echo "${d##*/}"; return; }
+	done
+}
+
+@test "ansible-lint finds nothing in the role and the sample playbook" {
+	command -v ansible-lint >/dev/null || skip "ansible-lint is not installed (Debian package ansible-lint)"
+	cd "$ANS"
+	run env NO_COLOR=1 ansible-lint -p playbook.yml roles/rxectl
+	echo "$output"
+	[ "$status" = 0 ]
+	[[ "$(sed 's/\x1b\[[0-9;]*m//g; s/\x1b\][^\\]*\\//g' <<< "$output")" == *" 0 failure(s), 0 warning(s) "* ]]
+}
+
+@test "the sample playbook and inventory parse" {
+	run -0 ansible-playbook -i "$ANS/inventory.ini" "$ANS/playbook.yml" --syntax-check
+}
+
+@test "a netdev is picked by name, by MAC and by CIDR, once even when two selectors match" {
+	nd=$(first_netdev)
+	[ -n "$nd" ] || skip "this machine has no netdev besides lo"
+	mac=$(cat "/sys/class/net/$nd/address" | tr a-f A-F)
+	run -0 pick "[{\"name\": \"$nd\"}, {\"mac\": \"$mac\", \"mtu\": 9000}]"
+	echo "$output"
+	[ "$(jq -r '.netdevs | map(.name) | join(",")' <<< "$output")" = "$nd" ]
+	[ "$(jq -r '.netdevs[0].selector' <<< "$output")" = "name=$nd" ]
+	addr=$(ip -j -4 addr show dev "$nd" | jq -r '.[0].addr_info[0] | "\(.local)/\(.prefixlen)"')
+	[ "$addr" != "null/null" ] || skip "$nd has no IPv4 address for the CIDR case"
+	run -0 pick "[{\"cidr\": \"$addr\"}]"
+	echo "$output"
+	[[ "$(jq -r '.netdevs | map(.name) | join(",")' <<< "$output")" == *"$nd"* ]]
+	[ "$(jq -r '.changed' <<< "$output")" = false ]
+}
+
+@test "a selector that matches nothing fails and lists the netdevs there are" {
+	run pick '[{"cidr": "203.0.113.0/24"}]'
+	echo "$output"
+	[ "$status" != 0 ]
+	[[ "$output" == *"no netdev on this host has cidr 203.0.113.0/24 (netdevs: "* ]]
+	[[ "$output" != *"netdevs: lo"* ]]
+}
+
+@test "a selector with two keys, none, a bad CIDR or no mapping is refused with the reason" {
+	run pick '[{"name": "eth0", "mac": "02:00:00:00:00:01"}]'
+	[ "$status" != 0 ]
+	[[ "$output" == *"needs exactly one of name, mac, cidr"* ]]
+	run pick '[{"mtu": 9000}]'
+	[[ "$output" == *"needs exactly one of name, mac, cidr"* ]]
+	run pick '[{"cidr": "192.0.2.0/33"}]'
+	[[ "$output" == *"'192.0.2.0/33' does not appear to be an IPv4 or IPv6 network"* ]]
+	run pick '["eth0"]'
+	[[ "$output" == *"is not a mapping such as {name: eth0}"* ]]
+}
