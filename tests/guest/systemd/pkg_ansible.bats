@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
 # The Ansible role contrib/ansible/roles/rxectl, run with Debian's ansible-core on the systemd
-# guest itself (ansible-playbook -c local): it installs the rxectl package of `make deb`, picks eth0
+# guest itself (ansible-playbook -c local): it installs the rxectl package of `make deb`, picks the NIC
 # by CIDR, declares it, passes the doctor gate; a second run changes nothing; a netdev that fails
 # the doctor fails the host with the check ids; `--tags teardown` undoes it.  Tests run in order.
 #   make deb && tests/run-all tests/guest/systemd/pkg_ansible.bats
@@ -12,7 +12,7 @@ load ../lib
 
 setup_file() {
 	[ "$(cat /proc/1/comm)" = systemd ] || skip "not in the systemd test bed guest"
-	require_guest
+	setup_nic
 	command -v ansible-playbook >/dev/null ||
 		{ echo "ansible-playbook is missing: run scripts/setup-deps (ansible-core)" >&2; return 1; }
 	DEB=$(ls "$TOP"/build/deb/rxectl_*_amd64.deb 2>/dev/null | tail -n1)
@@ -28,6 +28,18 @@ rxectl_netdevs=[{"cidr": "192.0.2.0/24"}]
 I
 }
 
+# The bed's NIC: in systemd guests udev renames eth0 (e.g. to ens5) and the bed gives it no
+# address, so find it (the netdev with a PCI device) and give it this guest's address.
+setup_nic() {
+	udevadm settle
+	local d
+	for d in /sys/class/net/*/device; do NIC=$(basename "$(dirname "$d")"); break; done
+	[ -n "${NIC:-}" ] || { echo "the guest has no NIC" >&2; return 1; }
+	ip link set "$NIC" up
+	ip -4 addr show dev "$NIC" | grep -q "inet $VM_SELF_IP/" || ip addr add "$VM_SELF_IP/24" dev "$NIC"
+	export NIC
+}
+
 playbook() { ansible-playbook -i "$INV" "$PB" "$@"; }
 
 recap() { # the "changed=N" of the play recap
@@ -38,7 +50,7 @@ devs_on() {
 	rdma -j link show 2>/dev/null | jq -r --arg n "$1" '.[] | select(.netdev == $n) | "\(.ifname):\(.state)"'
 }
 
-@test "the first run installs rxectl, picks eth0 by CIDR, declares it and passes the doctor gate" {
+@test "the first run installs rxectl, picks the NIC by CIDR, declares it and passes the doctor gate" {
 	local t0=$SECONDS
 	run playbook
 	echo "$output"
@@ -46,9 +58,9 @@ devs_on() {
 	echo "# first run: $((SECONDS - t0)) s, changed=$(recap "$output")" >&3
 	[ "$(recap "$output")" -gt 0 ]
 	dpkg-query -W rxectl
-	grep -qx '\[eth0\]' /etc/rxe/rxe.conf
-	[ "$(devs_on eth0)" = rxe_eth0:ACTIVE ]
-	[ "$(systemctl is-enabled rxe@eth0.service)" = enabled ]
+	grep -qx "\\[$NIC\\]" /etc/rxe/rxe.conf
+	[ "$(devs_on "$NIC")" = "rxe_$NIC:ACTIVE" ]
+	[ "$(systemctl is-enabled rxe@$NIC.service)" = enabled ]
 }
 
 @test "a second run changes nothing (changed=0)" {
@@ -73,14 +85,14 @@ devs_on() {
 	run playbook -e '{"rxectl_netdevs": [{"mac": "02:00:00:00:00:99"}]}'
 	echo "$output"
 	[ "$status" != 0 ]
-	[[ "$output" == *"no netdev on this host has mac 02:00:00:00:00:99 (netdevs: "*eth0* ]]
+	[[ "$output" == *"no netdev on this host has mac 02:00:00:00:00:99 (netdevs: "*"$NIC"* ]]
 }
 
-@test "--tags teardown disables eth0, deletes its device and removes the package" {
+@test "--tags teardown disables the NIC, deletes its device and removes the package" {
 	run playbook --tags teardown
 	echo "$output"
 	[ "$status" = 0 ]
-	[ -z "$(devs_on eth0)" ]
+	[ -z "$(devs_on "$NIC")" ]
 	! dpkg-query -W -f '${Status}' rxectl 2>/dev/null | grep -q 'install ok installed'
-	! grep -qx '\[eth0\]' /etc/rxe/rxe.conf
+	! grep -qx "\\[$NIC\\]" /etc/rxe/rxe.conf
 }

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The Debian packages (make deb; tests/run-all builds them first) through their life in a systemd
 # guest: install a previous version of rxectl + rxe-dkms (DKMS builds the module for the guest's
-# kernel) -> `rxectl enable eth0 --now` -> ACTIVE on the bundled driver -> the boot path again ->
+# kernel) -> `rxectl enable NIC --now` -> ACTIVE on the bundled driver -> the boot path again ->
 # upgrade keeps the rxe.conf edits -> `apt remove` -> `apt purge` leaves no file behind.
 # The tests build on each other in order (one boot for the file; DKMS under TCG takes minutes).
 #   make deb && tests/run-all tests/guest/systemd/pkg_lifecycle.bats
@@ -20,7 +20,7 @@ SNAP_DIRS=(/etc /usr/sbin /usr/src /usr/share/man /usr/share/doc /usr/lib/system
 
 setup_file() {
 	[ "$(cat /proc/1/comm)" = systemd ] || skip "not in the systemd test bed guest"
-	require_guest
+	setup_nic
 	NEW_RXECTL=$(ls "$TOP"/build/deb/rxectl_*_amd64.deb 2>/dev/null | tail -n1)
 	NEW_DKMS=$(ls "$TOP"/build/deb/rxe-dkms_*_all.deb 2>/dev/null | tail -n1)
 	[ -n "$NEW_RXECTL" ] && [ -n "$NEW_DKMS" ] ||
@@ -46,6 +46,18 @@ setup_file() {
 	OLD_RXECTL=$(ls "$d"/rxectl_*~prev1_amd64.deb) OLD_DKMS=$(ls "$d"/rxe-dkms_*~prev1_all.deb)
 	export NEW_RXECTL NEW_DKMS OLD_RXECTL OLD_DKMS
 	snapshot > "$BATS_FILE_TMPDIR/before"
+}
+
+# The bed's NIC: in systemd guests udev renames eth0 (e.g. to ens5) and the bed gives it no
+# address, so find it (the netdev with a PCI device) and give it this guest's address.
+setup_nic() {
+	udevadm settle
+	local d
+	for d in /sys/class/net/*/device; do NIC=$(basename "$(dirname "$d")"); break; done
+	[ -n "${NIC:-}" ] || { echo "the guest has no NIC" >&2; return 1; }
+	ip link set "$NIC" up
+	ip -4 addr show dev "$NIC" | grep -q "inet $VM_SELF_IP/" || ip addr add "$VM_SELF_IP/24" dev "$NIC"
+	export NIC
 }
 
 snapshot() { # every file, link and directory under SNAP_DIRS, with its type
@@ -91,35 +103,35 @@ wait_active() { # netdev seconds
 	[ -z "$(rdma -j link show | jq -r '.[].ifname')" ]
 }
 
-@test "rxectl enable eth0 --now gives an ACTIVE device on the bundled driver" {
-	run -0 rxectl enable eth0 --now
+@test "rxectl enable NIC --now gives an ACTIVE device on the bundled driver" {
+	run -0 rxectl enable "$NIC" --now
 	echo "$output"
-	wait_active eth0 "$BOUND"
-	[ "$(devs_on eth0)" = rxe_eth0:ACTIVE ]
+	wait_active "$NIC" "$BOUND"
+	[ "$(devs_on "$NIC")" = "rxe_$NIC:ACTIVE" ]
 	[[ "$(cat /sys/module/rdma_rxe/version)" == rxectl-bundled* ]]
-	[ "$(systemctl is-active rxe@eth0.service)" = active ]
+	[ "$(systemctl is-active rxe@$NIC.service)" = active ]
 	[ "$(systemctl is-active rxe-monitor.service)" = active ]
-	grep -qx '\[eth0\]' "$CONF"
+	grep -qx "\\[$NIC\\]" "$CONF"
 }
 
 # The bed cannot boot the same disk state twice (its root is a tmpfs overlay and the guest powers
 # off), so this replays a boot on the running guest: everything rxectl set up is torn down (units
 # stopped, device deleted, module unloaded), then what a boot does runs again: udev's add event
-# for eth0 and the start of rxe.target (which multi-user.target wants once enabled).
+# for the NIC and the start of rxe.target (which multi-user.target wants once enabled).
 @test "after the boot path runs again (units stopped, module unloaded) the device comes back" {
 	[ "$(systemctl is-enabled rxe.target)" = enabled ]
 	systemctl stop rxe.target rxe-monitor.service 'rxe@*.service'
-	[ -z "$(devs_on eth0)" ]
+	[ -z "$(devs_on "$NIC")" ]
 	rmmod rdma_rxe
-	udevadm trigger --action=add --settle /sys/class/net/eth0
+	udevadm trigger --action=add --settle "/sys/class/net/$NIC"
 	systemctl start rxe.target
-	wait_active eth0 "$BOUND"
+	wait_active "$NIC" "$BOUND"
 	[[ "$(cat /sys/module/rdma_rxe/version)" == rxectl-bundled* ]]
 	[ "$(systemctl is-active rxe-monitor.service)" = active ]
 }
 
 @test "upgrading to the new version keeps the edits to rxe.conf and the device" {
-	printf '# edited by the operator before the upgrade\n[eth0]\nname = rxe_eth0\n' > "$CONF"
+	printf '# edited by the operator before the upgrade\n[%s]\nname = rxe_%s\n' "$NIC" "$NIC" > "$CONF"
 	cp "$CONF" "$BATS_FILE_TMPDIR/conf.edited"
 	local pid; pid=$(systemctl show -P MainPID rxe-monitor.service)
 	local t0=$SECONDS
@@ -131,14 +143,14 @@ wait_active() { # netdev seconds
 	# the monitor runs the new rxectl
 	[ "$(systemctl is-active rxe-monitor.service)" = active ]
 	[ "$(systemctl show -P MainPID rxe-monitor.service)" != "$pid" ]
-	wait_active eth0 "$BOUND"
+	wait_active "$NIC" "$BOUND"
 	[[ "$(dkms status rdma_rxe)" == *"$(uname -r), x86_64: installed"* ]]
 }
 
 @test "apt remove stops the units, deletes the device and the DKMS module, and keeps rxe.conf" {
 	run -0 apt_get remove rxectl rxe-dkms
-	[ -z "$(devs_on eth0)" ]
-	for u in rxe@eth0.service rxe-monitor.service rxe.target; do
+	[ -z "$(devs_on "$NIC")" ]
+	for u in rxe@$NIC.service rxe-monitor.service rxe.target; do
 		run systemctl is-active "$u"
 		[ "$output" != active ] || { echo "$u is still active"; false; }
 	done
@@ -147,7 +159,7 @@ wait_active() { # netdev seconds
 	[ ! -e /usr/sbin/rxectl ]
 	# the devices' configuration stays: rxe.conf with the edits, and the enabled instance
 	cmp "$CONF" "$BATS_FILE_TMPDIR/conf.edited"
-	[ -L /etc/systemd/system/rxe.target.wants/rxe@eth0.service ]
+	[ -L "/etc/systemd/system/rxe.target.wants/rxe@$NIC.service" ]
 }
 
 @test "apt purge leaves no file behind" {
