@@ -1,0 +1,71 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# The test bed's kernel rows on the host: row names, the mirror taken from the host's apt sources
+# (one-line and deb822), and bad input (unknown rows, kernels without headers) with exit 2.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+	KR=$TOP/tests/vm/kernel-row
+	A=$BATS_TEST_TMPDIR/apt
+	mkdir -p "$A/sources.list.d"
+	export RXE_VM_HOST_APT=$A
+	CODENAME=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
+}
+
+@test "list names the five rows, the default first with the default kernel" {
+	run "$KR" list
+	[ "$status" = 0 ]
+	[ "$(echo "$output" | awk '{ print $1 }' | tr '\n' ' ')" = "6.1 6.1-cloud 6.12 6.12-cloud newest " ]
+	[ "$(echo "$output" | head -n1 | awk '{ print $2 }')" = "$("$TOP/tests/vm/default-kver")" ]
+	[ "$(echo "$output" | awk '$1 == "6.1-cloud" || $1 == "6.12-cloud" { print $3 }' | sort -u)" = no ]
+}
+
+@test "the mirror comes from a deb822 .sources file, the security one too" {
+	cat > "$A/sources.list.d/debian.sources" <<S
+Types: deb
+URIs: http://mirror.example/debian
+Suites: $CODENAME $CODENAME-updates
+Components: main
+
+Types: deb
+URIs: http://security.example/debian-security
+Suites: $CODENAME-security
+Components: main
+S
+	run "$KR" mirrors
+	[ "$status" = 0 ]
+	[ "$output" = "http://mirror.example/debian http://security.example/debian-security" ]
+}
+
+@test "the mirror comes from a one-line sources.list with options; deb-src is ignored" {
+	cat > "$A/sources.list" <<S
+deb-src http://src.example/debian $CODENAME main
+deb [arch=amd64 signed-by=/x.gpg] http://one.example/debian $CODENAME main
+S
+	run "$KR" mirrors
+	[ "$status" = 0 ]
+	[ "$output" = "http://one.example/debian -" ]
+}
+
+@test "no Debian mirror in the host's apt sources is an error that says where it looked" {
+	echo "deb http://other.example/x nodistro main" > "$A/sources.list"
+	run "$KR" mirrors
+	[ "$status" = 1 ]
+	[[ "$output" == *"cannot find a Debian mirror for $CODENAME in $A/sources.list"* ]]
+}
+
+@test "an unknown row is bad input (exit 2) that names the rows" {
+	run "$KR" stock-rxe no-such-row
+	[ "$status" = 2 ]
+	[[ "$output" == *"'no-such-row' is not a test bed row; rows: 6.1 6.1-cloud 6.12 6.12-cloud newest"* ]]
+	RXE_VM_KERNEL=no-such-row run "$TOP/tests/vm/vm-run" -- true
+	[ "$status" = 2 ]
+}
+
+@test "make driver for a kernel without headers is bad input (exit 2) that says what to do" {
+	run make -s -C "$TOP" driver KVER=0.0.0-nothing
+	[ "$status" = 2 ]
+	[[ "$output" == *"no headers for 0.0.0-nothing (a row name from tests/vm/rows, or install linux-headers-0.0.0-nothing)"* ]]
+}
