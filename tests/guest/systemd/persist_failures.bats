@@ -166,6 +166,28 @@ teardown() {
 	undrop rxe@rxg0.service
 }
 
+@test "the monitor does not wait for a held creation lock: its watchdog is answered, and it creates the device once the lock is free" {
+	# only the monitor acts on rxl0 (its rxe@ unit is masked), while another rxectl holds the lock
+	systemctl mask --runtime rxe@rxl0.service
+	printf '[rxl0]\n' > "$CONF"
+	systemctl restart rxe-monitor.service
+	pid=$(systemctl show -P MainPID rxe-monitor.service)
+	flock /run/rxectl.lock sleep 45 &
+	holder=$!
+	sleep 1
+	make_dummy rxl0 198.51.100.49
+	sleep 40	# longer than WatchdogSec=30s
+	[ "$(count_on rxl0)" = 0 ]
+	[ "$(systemctl show -P MainPID rxe-monitor.service)" = "$pid" ]
+	[ "$(systemctl show -P NRestarts rxe-monitor.service)" = 0 ]
+	wait "$holder"
+	wait_active rxl0 "$BOUND"
+	[ "$(systemctl show -P MainPID rxe-monitor.service)" = "$pid" ]
+	ip link del rxl0
+	systemctl unmask --runtime rxe@rxl0.service
+	printf '# rxe.conf for the churn tests\n' > "$CONF"
+}
+
 @test "the sandboxed units score better than 3 in systemd-analyze security" {
 	local m u
 	m=$(systemd-analyze security --no-pager rxe-monitor.service | sed -n 's/.*Overall exposure level for .*: \([0-9.]*\).*/\1/p')
