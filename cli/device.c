@@ -247,6 +247,22 @@ int rxe_up(struct rxectl *ctx, const char *netdev, const char *name, int wait)
 	return wait_ready(ctx, existing, netdev, info.ifindex, wait, err == -2);
 }
 
+/* Is device `d` (same index and name) still listed? */
+static bool still_there(struct rxectl *ctx, const struct rxe_dev *d)
+{
+	struct rxe_dev *devs = NULL;
+	const struct rxe_dev *now_;
+	size_t n = 0;
+	bool there;
+
+	if (rxe_list(ctx, &devs, &n) < 0)
+		return true;
+	now_ = rxe_find_by_name(devs, n, d->name);
+	there = now_ && now_->index == d->index;
+	free(devs);
+	return there;
+}
+
 static int remove_one(struct rxectl *ctx, const struct rxe_dev *d)
 {
 	char what[128];
@@ -254,6 +270,8 @@ static int remove_one(struct rxectl *ctx, const struct rxe_dev *d)
 
 	if (err == -ENODEV || err == -ENOENT)
 		err = 0;	/* went away by itself meanwhile (with its netdev) */
+	if (err < 0 && !still_there(ctx, d))
+		err = 0;	/* the kernel was removing it already (it says EINVAL then) */
 	if (err < 0) {
 		snprintf(what, sizeof(what), "deleting %s", d->name);
 		return rxe_report_nl_error(ctx, err, what);
