@@ -69,3 +69,10 @@ S
 	[ "$status" = 2 ]
 	[[ "$output" == *"no headers for 0.0.0-nothing (a row name from tests/vm/rows, or install linux-headers-0.0.0-nothing)"* ]]
 }
+
+@test "check-kernels refuses an unknown row before it downloads or boots anything" {
+	run "$TOP/tests/vm/check-kernels" 6.12 no-such-row
+	[ "$status" = 2 ]
+	[[ "$output" == *"'no-such-row' is not a test bed row"* ]]
+	[[ "$output" != *"== check-kernels: row"* ]]
+}
