@@ -18,10 +18,19 @@ use_empty_config() {
 
 # Load the bundled driver (driver/rdma_rxe.ko) instead of the stock rdma_rxe. run-all builds it
 # before the guest tests; a missing or mismatched module fails the file rather than skipping it.
+# The bundled module built for the running kernel: driver/ for the default kernel, driver/build/KVER/
+# for the other kernel rows (tests/vm/kernel-row).
+bundled_ko() {
+	if [ -f "$TOP/driver/build/$(uname -r)/rdma_rxe.ko" ]; then
+		echo "$TOP/driver/build/$(uname -r)/rdma_rxe.ko"
+	else
+		echo "$TOP/driver/rdma_rxe.ko"
+	fi
+}
+
 load_bundled_driver() {
-	local ko="$TOP/driver/rdma_rxe.ko"
-	# Kernels other than the default are built in driver/build/KVER/ (tests/vm/kernel-row).
-	[ ! -f "$TOP/driver/build/$(uname -r)/rdma_rxe.ko" ] || ko="$TOP/driver/build/$(uname -r)/rdma_rxe.ko"
+	local ko
+	ko=$(bundled_ko)
 	[ -f "$ko" ] || { echo "driver/rdma_rxe.ko is not built: run make driver" >&2; return 1; }
 	[ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" = "$(uname -r)" ] ||
 		{ echo "driver/rdma_rxe.ko is built for another kernel than $(uname -r)" >&2; return 1; }
@@ -58,9 +67,9 @@ barrier() {
 # (updates/, then depmod), in the guest's own overlay of the module tree.
 install_bundled_driver() {
 	local d="/lib/modules/$(uname -r)/updates"
-	[ -f "$TOP/driver/rdma_rxe.ko" ] || { echo "driver/rdma_rxe.ko is not built: run make driver" >&2; return 1; }
+	[ -f "$(bundled_ko)" ] || { echo "driver/rdma_rxe.ko is not built: run make driver" >&2; return 1; }
 	mkdir -p "$d"
-	cp "$TOP/driver/rdma_rxe.ko" "$d/rdma_rxe.ko"
+	cp "$(bundled_ko)" "$d/rdma_rxe.ko"
 	depmod
 }
 
