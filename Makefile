@@ -16,7 +16,7 @@ UDEVDIR ?= $(shell $(PKG_CONFIG) --variable=udevdir udev 2>/dev/null || echo $(P
 
 VERSION := $(shell git describe --always --dirty --tags 2>/dev/null || cat VERSION 2>/dev/null || echo 0.1.0)
 
-LIBS_PC := libmnl libnl-3.0 libnl-route-3.0 libkmod inih libsystemd libibverbs librdmacm json-c
+LIBS_PC := libmnl libnl-3.0 libnl-route-3.0 libkmod libsystemd libibverbs librdmacm json-c
 PC_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(LIBS_PC) 2>/dev/null)
 PC_LIBS := $(shell $(PKG_CONFIG) --libs $(LIBS_PC) 2>/dev/null)
 

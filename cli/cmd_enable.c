@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "config_edit.h"
@@ -64,21 +65,48 @@ static int parse_args(const char *cmd, int argc, char **argv, const char **netde
 	return -1;
 }
 
-/* The config file's text ("" if it does not exist), checked; -1 to go on, else an exit code. */
-static int load_text(struct rxectl *ctx, char **text, struct rxe_conf *conf)
+static int missing_file(struct rxectl *ctx)
 {
-	int err = config_read_text(ctx->config_path, text);
+	return log_error(RXECTL_USAGE, "the configuration file %s does not exist; check the path "
+			 "given with -c or $RXECTL_CONFIG (to start a new file there, create it first: "
+			 "touch %s).", ctx->config_path, ctx->config_path);
+}
 
+/*
+ * Lock the config file's directory against other enable/disable runs, then read the file ("" if
+ * the default file does not exist) and check it.  -1 to go on, else an exit code.
+ */
+static int load_text(struct rxectl *ctx, int *lock_fd, char **text, struct rxe_conf *conf)
+{
+	size_t len = 0;
+	int err;
+
+	/* A mistyped -c path is not silently created (nor its directory). */
+	if (ctx->config_explicit && access(ctx->config_path, F_OK) < 0 && errno == ENOENT)
+		return missing_file(ctx);
+	*lock_fd = config_lock(ctx->config_path);
+	if (*lock_fd == -EACCES || *lock_fd == -EPERM || *lock_fd == -EROFS)
+		return log_error(RXECTL_FAIL, "cannot lock the directory of %s for editing: %s; run "
+				 "rxectl as root.", ctx->config_path, strerror(-*lock_fd));
+	if (*lock_fd < 0)
+		return log_error(RXECTL_FAIL, "cannot lock the directory of %s for editing: %s.",
+				 ctx->config_path, strerror(-*lock_fd));
+	err = config_read_text(ctx->config_path, text, &len);
+	if (err == -ENOENT && ctx->config_explicit)
+		return missing_file(ctx);
 	if (err == -ENOENT) {
 		*text = strdup("");
 		if (!*text)
 			return log_error(RXECTL_FAIL, "out of memory.");
+	} else if (err == -EISDIR) {
+		return log_error(RXECTL_USAGE, "cannot read %s: it is a directory; name the file "
+				 "itself (e.g. %s/rxe.conf).", ctx->config_path, ctx->config_path);
 	} else if (err < 0) {
-		return log_error(RXECTL_FAIL, "cannot read %s: %s.", ctx->config_path, strerror(-err));
+		return log_error(RXECTL_USAGE, "cannot read %s: %s.", ctx->config_path,
+				 strerror(-err));
 	}
 	/* Never edit a file we could not parse: say where it is broken instead. */
-	if (config_parse_string(*text, ctx->config_path, conf) < 0) {
-		free(*text);
+	if (config_parse_buf(*text, len, ctx->config_path, conf) < 0) {
 		log_msg(LOG_ERR, "%s was not changed; fix the line above first.", ctx->config_path);
 		return RXECTL_USAGE;
 	}
@@ -125,7 +153,7 @@ static int run_cmd(struct rxectl *ctx, rxectl_cmd_fn fn, int argc, char **argv)
  */
 static int begin_edit(struct rxectl *ctx, const char *cmd, int argc, char **argv,
 		      const char **netdev, const char **name, bool *now_, char *unit,
-		      size_t unit_len, char **text, struct rxe_conf *conf)
+		      size_t unit_len, int *lock_fd, char **text, struct rxe_conf *conf)
 {
 	int ret;
 
@@ -137,7 +165,7 @@ static int begin_edit(struct rxectl *ctx, const char *cmd, int argc, char **argv
 					  "shows the state afterwards.", cmd);
 	if (sdbus_rxe_unit(*netdev, unit, unit_len) < 0)
 		return log_error(RXECTL_USAGE, "netdev name '%s' is too long for a unit name.", *netdev);
-	return load_text(ctx, text, conf);
+	return load_text(ctx, lock_fd, text, conf);
 }
 
 int cmd_enable(struct rxectl *ctx, int argc, char **argv)
@@ -145,14 +173,14 @@ int cmd_enable(struct rxectl *ctx, int argc, char **argv)
 	const char *netdev = NULL, *name = NULL;
 	const struct rxe_conf_entry *other;
 	char unit[128], *text = NULL, *edited = NULL;
-	struct rxe_conf conf;
+	struct rxe_conf conf = { 0 };
 	bool now_ = false, changed = false, units_changed = false;
-	int ret;
+	int ret, lock_fd = -1;
 
 	ret = begin_edit(ctx, "enable", argc, argv, &netdev, &name, &now_, unit, sizeof(unit),
-			 &text, &conf);
+			 &lock_fd, &text, &conf);
 	if (ret >= 0)
-		return ret;
+		goto out;
 	other = name ? config_find_name(&conf, name) : NULL;
 	if (other && strcmp(other->netdev, netdev)) {
 		ret = log_error(RXECTL_USAGE, "the device name %s is already given to %s (line %u of "
@@ -166,6 +194,8 @@ int cmd_enable(struct rxectl *ctx, int argc, char **argv)
 	}
 	if (changed && (ret = save_text(ctx, edited)) != RXECTL_OK)
 		goto out;
+	close(lock_fd);		/* the file is written: let the next edit in */
+	lock_fd = -1;
 	out_text(ctx->out, changed ? "%s is now declared in %s.\n" : "%s was already declared in %s.\n",
 		 netdev, ctx->config_path);
 
@@ -204,6 +234,8 @@ int cmd_enable(struct rxectl *ctx, int argc, char **argv)
 	}
 	out_text(ctx->out, "%s is started.\n", unit);
 out:
+	if (lock_fd >= 0)
+		close(lock_fd);
 	free(text);
 	free(edited);
 	config_free(&conf);
@@ -214,14 +246,14 @@ int cmd_disable(struct rxectl *ctx, int argc, char **argv)
 {
 	const char *netdev = NULL, *name = NULL;
 	char unit[128], *text = NULL, *edited = NULL;
-	struct rxe_conf conf;
+	struct rxe_conf conf = { 0 };
 	bool now_ = false, changed = false, units_changed = false;
-	int ret;
+	int ret, lock_fd = -1;
 
 	ret = begin_edit(ctx, "disable", argc, argv, &netdev, &name, &now_, unit, sizeof(unit),
-			 &text, &conf);
+			 &lock_fd, &text, &conf);
 	if (ret >= 0)
-		return ret;
+		goto out;
 	/* The config first: from here on the monitor leaves the netdev alone. */
 	if (config_text_disable(text, netdev, &edited, &changed) < 0) {
 		ret = log_error(RXECTL_FAIL, "out of memory.");
@@ -229,6 +261,8 @@ int cmd_disable(struct rxectl *ctx, int argc, char **argv)
 	}
 	if (changed && (ret = save_text(ctx, edited)) != RXECTL_OK)
 		goto out;
+	close(lock_fd);		/* the file is written: let the next edit in */
+	lock_fd = -1;
 	out_text(ctx->out, changed ? "%s is no longer declared in %s.\n"
 		 : "%s was not declared in %s.\n", netdev, ctx->config_path);
 	ret = RXECTL_OK;
@@ -264,6 +298,8 @@ int cmd_disable(struct rxectl *ctx, int argc, char **argv)
 		rxe_unlock(ctx);
 	}
 out:
+	if (lock_fd >= 0)
+		close(lock_fd);
 	free(text);
 	free(edited);
 	config_free(&conf);

@@ -1,34 +1,38 @@
 // SPDX-License-Identifier: GPL-2.0
-/* config.c - parse /etc/rxe/rxe.conf with inih: [NETDEV] sections, `name =` keys, errors with file:line. */
-#include <ctype.h>
+/* config.c - read /etc/rxe/rxe.conf: [NETDEV] sections and their keys, every error with file:line. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <ini.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "config.h"
+#include "config_line.h"
 #include "log.h"
 #include "names.h"
 
 struct parse_state {
-	/* input: exactly one of these */
-	FILE *file;
-	const char *text;
 	const char *label;
-
-	unsigned int line;		/* line of the chunk the reader returned last */
-	bool at_line_start;
+	unsigned int line;		/* line being parsed */
 
 	struct rxe_conf_entry *entries;
 	size_t n, cap;
-	bool *name_set;			/* per entry: `name =` seen */
+	unsigned int *keys_seen;	/* per entry: bit i set when conf_keys[i] was given */
+	struct rxe_conf_entry *cur;	/* the section being read, NULL before the first */
+	size_t cur_idx;
 
-	unsigned int err_line;		/* first error found by us (0: none) */
+	unsigned int err_line;		/* the first error (0: none) */
 	char err[512];
 };
 
-/* Keys of a [NETDEV] section.  Add new keys here and to rxe.conf(5). */
+/*
+ * Keys of a [NETDEV] section.  To add one: a field in struct rxe_conf_entry, a setter here
+ * returning NULL or why the value is wrong (a fragment after "VALUE"), a line in rxe.conf(5),
+ * and a row in tests/unit/test_config.c's table.  Each key may be given once per section.
+ */
 struct conf_key {
 	const char *key;
 	const char *(*set)(struct rxe_conf_entry *e, const char *value);
@@ -40,7 +44,8 @@ static const char *set_name(struct rxe_conf_entry *e, const char *value)
 
 	if (why)
 		return why;
-	snprintf(e->name, sizeof(e->name), "%s", value);
+	memcpy(e->name, value, strlen(value) + 1);	/* valid: it fits */
+	e->name_given = true;
 	return NULL;
 }
 
@@ -50,234 +55,282 @@ static const struct conf_key conf_keys[] = {
 
 #define N_KEYS (sizeof(conf_keys) / sizeof(conf_keys[0]))
 
-static void set_error(struct parse_state *st, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+static void set_error(struct parse_state *st, unsigned int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
-static void set_error(struct parse_state *st, const char *fmt, ...)
+static void set_error(struct parse_state *st, unsigned int line, const char *fmt, ...)
 {
 	va_list ap;
 
 	if (st->err_line)
 		return;		/* keep the first */
-	st->err_line = st->line ? st->line : 1;
+	st->err_line = line;
 	va_start(ap, fmt);
 	vsnprintf(st->err, sizeof(st->err), fmt, ap);
 	va_end(ap);
 }
 
-static struct rxe_conf_entry *find_entry(struct parse_state *st, const char *netdev, size_t *idx)
+static struct rxe_conf_entry *find_entry(struct parse_state *st, const char *netdev)
 {
 	for (size_t i = 0; i < st->n; i++)
-		if (!strcmp(st->entries[i].netdev, netdev)) {
-			if (idx)
-				*idx = i;
+		if (!strcmp(st->entries[i].netdev, netdev))
 			return &st->entries[i];
-		}
 	return NULL;
 }
 
-/* A "[NETDEV]" line, seen by the reader (inih does not report empty sections). */
+/* The section that ends here: without `name =`, its default device name must be valid. */
+static void end_section(struct parse_state *st)
+{
+	const struct rxe_conf_entry *e = st->cur;
+	const char *why;
+
+	if (!e || e->name_given)
+		return;
+	why = ibdev_name_invalid(e->name);
+	if (why)
+		set_error(st, e->line, "the default device name of [%s], %s, %s; give the section "
+			  "a 'name = DEVICE' line.", e->netdev, e->name, why);
+}
+
 static void add_section(struct parse_state *st, const char *name)
 {
-	const struct rxe_conf_entry *dup = find_entry(st, name, NULL);
+	const struct rxe_conf_entry *dup = find_entry(st, name);
 	const char *why = netdev_name_invalid(name);
 	struct rxe_conf_entry *e;
 
+	st->cur = NULL;
 	if (why) {
-		set_error(st, "section [%s]: netdev name '%s' %s.", name, name, why);
+		set_error(st, st->line, "section [%s]: netdev name '%s' %s.", name, name, why);
 		return;
 	}
 	if (dup) {
-		set_error(st, "netdev %s is declared twice (first at line %u); merge the two sections.",
-			  name, dup->line);
+		set_error(st, st->line, "netdev %s is declared twice (first at line %u); merge the "
+			  "two sections.", name, dup->line);
 		return;
 	}
 	if (st->n == st->cap) {
 		size_t cap = st->cap ? st->cap * 2 : 8;
 		void *p = realloc(st->entries, cap * sizeof(*st->entries));
-		void *q = realloc(st->name_set, cap * sizeof(*st->name_set));
+		void *q = p ? realloc(st->keys_seen, cap * sizeof(*st->keys_seen)) : NULL;
 
 		if (p)
 			st->entries = p;
 		if (q)
-			st->name_set = q;
+			st->keys_seen = q;
 		if (!p || !q) {
-			set_error(st, "out of memory.");
+			set_error(st, st->line, "out of memory.");
 			return;
 		}
 		st->cap = cap;
 	}
-	e = &st->entries[st->n];
-	st->name_set[st->n] = false;
+	st->cur_idx = st->n;
+	e = st->cur = &st->entries[st->n];
+	st->keys_seen[st->n] = 0;
 	st->n++;
 	memset(e, 0, sizeof(*e));
-	memcpy(e->netdev, name, strnlen(name, sizeof(e->netdev) - 1));	/* validated: fits */
-	default_ibdev_name(name, e->name, sizeof(e->name));
+	memcpy(e->netdev, name, strlen(name));		/* validated: fits */
+	default_ibdev_name(name, e->name, sizeof(e->name));	/* checked at end_section() */
 	e->line = st->line;
 }
 
-static void scan_section_header(struct parse_state *st, const char *s)
+static void add_key(struct parse_state *st, const char *key, const char *value)
 {
-	const char *end;
-	char name[64];
-	size_t len;
+	struct rxe_conf_entry *e = st->cur;
+	const char *why;
 
-	while (isspace((unsigned char)*s))
-		s++;
-	if (st->line == 1 && !strncmp(s, "\xEF\xBB\xBF", 3))
-		s += 3;
-	if (*s != '[')
+	if (!st->n) {
+		set_error(st, st->line, "key '%s' appears before any [NETDEV] section; put it under "
+			  "the netdev it belongs to, e.g. [eth0].", key);
 		return;
-	end = strchr(s, ']');
-	if (!end)
-		return;		/* inih reports it as a syntax error */
-	s++;
-	while (s < end && isspace((unsigned char)*s))
-		s++;
-	while (end > s && isspace((unsigned char)end[-1]))
-		end--;
-	len = (size_t)(end - s);
-	if (len >= sizeof(name))
-		len = sizeof(name) - 1;
-	memcpy(name, s, len);
-	name[len] = '\0';
-	add_section(st, name);
-}
-
-static char *reader(char *str, int num, void *stream)
-{
-	struct parse_state *st = stream;
-	char *ret;
-
-	if (st->file) {
-		ret = fgets(str, num, st->file);
-	} else {
-		size_t n = 0;
-
-		if (!*st->text)
-			return NULL;
-		while (st->text[n] && st->text[n] != '\n' && n + 2 < (size_t)num)
-			n++;
-		if (st->text[n] == '\n')
-			n++;
-		memcpy(str, st->text, n);
-		str[n] = '\0';
-		st->text += n;
-		ret = str;
 	}
-	if (!ret)
-		return NULL;
-	if (st->at_line_start) {
-		st->line++;
-		scan_section_header(st, str);
-	}
-	st->at_line_start = strchr(str, '\n') != NULL;
-	return ret;
-}
-
-static int handler(void *user, const char *section, const char *key, const char *value)
-{
-	struct parse_state *st = user;
-	struct rxe_conf_entry *e;
-	size_t idx = 0;
-
-	if (!section || !*section) {
-		set_error(st, "key '%s' appears before any [NETDEV] section; put it under the "
-			  "netdev it belongs to, e.g. [eth0].", key);
-		return 0;
-	}
-	e = find_entry(st, section, &idx);
 	if (!e)
-		return 0;	/* the section header was invalid: already reported */
+		return;	/* the section header was invalid: already reported */
 	for (size_t i = 0; i < N_KEYS; i++) {
-		const char *why;
-
 		if (strcmp(key, conf_keys[i].key))
 			continue;
-		if (!strcmp(key, "name")) {
-			if (st->name_set[idx]) {
-				set_error(st, "key 'name' is set twice in [%s]; keep one.", section);
-				return 0;
-			}
-			st->name_set[idx] = true;
+		if (st->keys_seen[st->cur_idx] & (1u << i)) {
+			set_error(st, st->line, "key '%s' is set twice in [%s]; keep one.", key,
+				  e->netdev);
+			return;
 		}
+		st->keys_seen[st->cur_idx] |= 1u << i;
 		why = conf_keys[i].set(e, value);
-		if (why) {
-			set_error(st, "in [%s], %s '%s' %s.", section, key, value, why);
-			return 0;
-		}
-		return 1;
+		if (why)
+			set_error(st, st->line, "in [%s], %s '%s' %s.", e->netdev, key, value, why);
+		return;
 	}
-	set_error(st, "unknown key '%s' in [%s]; the only key rxe.conf(5) knows is 'name'.",
-		  key, section);
-	return 0;
+	set_error(st, st->line, "unknown key '%s' in [%s]; the only key rxe.conf(5) knows is "
+		  "'name'.", key, e->netdev);
 }
 
-static int finish(struct parse_state *st, int ret, struct rxe_conf *conf)
+/* A line's NAME or VALUE as a C string, cut (harmlessly: the validators reject it) at 255. */
+static void copy_token(char *dst, size_t size, const char *s, size_t len)
 {
-	const char *label = st->label;
+	if (len >= size)
+		len = size - 1;
+	memcpy(dst, s, len);
+	dst[len] = '\0';
+}
 
-	free(st->name_set);
-	if (ret == -2) {
-		free(st->entries);
-		log_msg(LOG_ERR, "%s: out of memory while reading the configuration.", label);
-		return -ENOMEM;
+static void parse_line(struct parse_state *st, const char *s, size_t len)
+{
+	char name[256], value[RXE_CONF_LINE_MAX + 1];
+	struct conf_line ln;
+
+	config_line_classify(s, len, st->line == 1, &ln);
+	switch (ln.kind) {
+	case CONF_LINE_BLANK:
+	case CONF_LINE_COMMENT:
+		break;
+	case CONF_LINE_BAD:
+		set_error(st, st->line, "%s; see rxe.conf(5).", ln.why);
+		break;
+	case CONF_LINE_SECTION:
+		end_section(st);
+		copy_token(name, sizeof(name), ln.name, ln.name_len);
+		add_section(st, name);
+		break;
+	case CONF_LINE_KEY:
+		copy_token(name, sizeof(name), ln.name, ln.name_len);
+		copy_token(value, sizeof(value), ln.value, ln.value_len);
+		add_key(st, name, value);
+		break;
 	}
-	if (ret > 0 && (!st->err_line || (unsigned int)ret < st->err_line)) {
-		free(st->entries);
-		log_msg(LOG_ERR, "%s:%d: this line is neither a [NETDEV] section header nor a "
-			"'key = value' pair; see rxe.conf(5).", label, ret);
-		return -EINVAL;
+}
+
+int config_parse_buf(const char *text, size_t len, const char *label, struct rxe_conf *conf)
+{
+	struct parse_state st = { .label = label };
+	const char *p = text, *end = text + len;
+
+	memset(conf, 0, sizeof(*conf));
+	while (p < end && !st.err_line) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		st.line++;
+		parse_line(&st, p, n);
+		p += n + (nl != NULL);
 	}
-	if (st->err_line) {
-		free(st->entries);
-		log_msg(LOG_ERR, "%s:%u: %s", label, st->err_line, st->err);
+	end_section(&st);
+	free(st.keys_seen);
+	if (st.err_line) {
+		free(st.entries);
+		log_msg(LOG_ERR, "%s:%u: %s", label, st.err_line, st.err);
 		return -EINVAL;
 	}
 	/* Two netdevs may not ask for the same device name. */
-	for (size_t i = 0; i < st->n; i++)
-		for (size_t j = i + 1; j < st->n; j++)
-			if (!strcmp(st->entries[i].name, st->entries[j].name)) {
+	for (size_t i = 0; i < st.n; i++)
+		for (size_t j = i + 1; j < st.n; j++)
+			if (!strcmp(st.entries[i].name, st.entries[j].name)) {
 				log_msg(LOG_ERR, "%s:%u: [%s] asks for device name %s, which [%s] "
 					"(line %u) already uses; give one of them another name.",
-					label, st->entries[j].line, st->entries[j].netdev,
-					st->entries[j].name, st->entries[i].netdev,
-					st->entries[i].line);
-				free(st->entries);
+					label, st.entries[j].line, st.entries[j].netdev,
+					st.entries[j].name, st.entries[i].netdev,
+					st.entries[i].line);
+				free(st.entries);
 				return -EINVAL;
 			}
-	conf->entries = st->entries;
-	conf->n = st->n;
+	conf->entries = st.entries;
+	conf->n = st.n;
 	conf->path = strdup(label);
+	if (!conf->path) {
+		config_free(conf);
+		log_msg(LOG_ERR, "%s: out of memory while reading the configuration.", label);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
 int config_parse_string(const char *text, const char *label, struct rxe_conf *conf)
 {
-	struct parse_state st = { .text = text, .label = label, .at_line_start = true };
+	return config_parse_buf(text, strlen(text), label, conf);
+}
 
-	memset(conf, 0, sizeof(*conf));
-	return finish(&st, ini_parse_stream(reader, &st, handler, &st), conf);
+int config_read_text(const char *path, char **text, size_t *len)
+{
+	size_t size = 0, cap = 4096;
+	struct stat st;
+	char *buf;
+	int fd, err = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		close(fd);
+		return -EISDIR;
+	}
+	buf = malloc(cap + 1);
+	while (buf) {
+		ssize_t got;
+
+		if (size == cap) {
+			char *q = cap >= RXE_CONF_FILE_MAX ? NULL : realloc(buf, cap * 2 + 1);
+
+			if (!q) {
+				err = cap >= RXE_CONF_FILE_MAX ? -EFBIG : -ENOMEM;
+				break;
+			}
+			buf = q;
+			cap *= 2;
+		}
+		got = read(fd, buf + size, cap - size);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			err = -errno;
+			break;
+		}
+		if (got == 0)
+			break;
+		size += (size_t)got;
+	}
+	close(fd);
+	if (!buf)
+		return -ENOMEM;
+	if (err) {
+		free(buf);
+		return err;
+	}
+	buf[size] = '\0';
+	*text = buf;
+	*len = size;
+	return 0;
 }
 
 int config_load(const char *path, struct rxe_conf *conf)
 {
-	struct parse_state st = { .label = path, .at_line_start = true };
-	int ret;
+	size_t len;
+	char *text;
+	int err;
 
 	memset(conf, 0, sizeof(*conf));
-	st.file = fopen(path, "r");
-	if (!st.file) {
-		int err = errno;
-
-		if (err == ENOENT)
-			return -ENOENT;
-		log_msg(LOG_ERR, "cannot read %s: %s.", path, strerror(err));
-		return -err;
+	err = config_read_text(path, &text, &len);
+	if (err == -ENOENT)
+		return err;
+	if (err == -EFBIG) {
+		log_msg(LOG_ERR, "cannot read %s: it is larger than 1 MiB, which no rxe.conf needs; "
+			"check the path.", path);
+		return err;
 	}
-	ret = ini_parse_stream(reader, &st, handler, &st);
-	fclose(st.file);
-	return finish(&st, ret, conf);
+	if (err == -EISDIR) {
+		log_msg(LOG_ERR, "cannot read %s: it is a directory; name the file itself "
+			"(e.g. %s/rxe.conf).", path, path);
+		return err;
+	}
+	if (err < 0) {
+		log_msg(LOG_ERR, "cannot read %s: %s.", path, strerror(-err));
+		return err;
+	}
+	err = config_parse_buf(text, len, path, conf);
+	free(text);
+	return err;
 }
 
 void config_free(struct rxe_conf *conf)

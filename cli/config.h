@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* config.h - /etc/rxe/rxe.conf (inih): one [NETDEV] section per netdev, see rxe.conf(5). */
+/* config.h - /etc/rxe/rxe.conf: one [NETDEV] section per netdev, see rxe.conf(5) and config_line.h. */
 #ifndef RXECTL_CONFIG_H
 #define RXECTL_CONFIG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #ifndef IF_NAMESIZE
 #define IF_NAMESIZE 16		/* as in <net/if.h>, which clashes with <linux/if.h> */
@@ -13,6 +14,7 @@ struct rxe_conf_entry {
 	char netdev[IF_NAMESIZE];		/* the section name */
 	char name[RXE_IBDEV_NAME_MAX];		/* `name =`, default rxe_<netdev> */
 	unsigned int line;			/* line of the [section] header */
+	bool name_given;			/* `name =` was in the section */
 };
 
 struct rxe_conf {
@@ -24,12 +26,20 @@ struct rxe_conf {
 /*
  * Parse the whole file before anything acts on it.  Returns 0, -ENOENT
  * when the file does not exist (nothing printed: the caller decides),
- * or -EINVAL after printing "rxectl: FILE:LINE: <what is wrong>" via log.
- * On error *conf is left empty.
+ * -EINVAL after printing "rxectl: FILE:LINE: <what is wrong>" via log, or
+ * another -errno (a directory: -EISDIR, unreadable, over 1 MiB: -EFBIG)
+ * after printing why.  On error *conf is left empty.
  */
 int config_load(const char *path, struct rxe_conf *conf);
-/* Same on a string; `label` stands in for the file name in messages. */
+/* Same on `len` bytes of text (NUL bytes in it are errors); `label` stands in for the file name. */
+int config_parse_buf(const char *text, size_t len, const char *label, struct rxe_conf *conf);
+/* Same on a C string. */
 int config_parse_string(const char *text, const char *label, struct rxe_conf *conf);
+/*
+ * The whole file into a malloc'd NUL-terminated string of *len bytes (which may hold NULs:
+ * the parser reports them).  -ENOENT if missing, -EISDIR, -EFBIG over RXE_CONF_FILE_MAX, or -errno.
+ */
+int config_read_text(const char *path, char **text, size_t *len);
 void config_free(struct rxe_conf *conf);
 
 const struct rxe_conf_entry *config_find_netdev(const struct rxe_conf *conf, const char *netdev);

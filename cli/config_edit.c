@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 /* config_edit.c - rewrite one [NETDEV] section of rxe.conf, leaving every other byte alone; atomic replace. */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -8,10 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "config_edit.h"
+#include "config_line.h"
 
 /* One line of the file: [start, start+len) including its '\n' if any. */
 struct line {
@@ -52,98 +53,50 @@ static int split_lines(const char *text, struct lines *l)
 	return 0;
 }
 
-static const char *skip_space(const char *s, const char *end)
+/* The line's grammar (config_line.h), the same the reader uses. */
+static void classify(const struct lines *l, size_t i, struct conf_line *ln)
 {
-	while (s < end && isspace((unsigned char)*s))
-		s++;
-	return s;
+	const struct line *x = &l->v[i];
+	size_t len = x->len;
+
+	if (len && x->start[len - 1] == '\n')
+		len--;
+	config_line_classify(x->start, len, i == 0, ln);
 }
 
-static const char *line_end(const struct line *ln)
+static bool is_blank(const struct lines *l, size_t i)
 {
-	const char *e = ln->start + ln->len;
+	struct conf_line ln;
 
-	while (e > ln->start && isspace((unsigned char)e[-1]))
-		e--;
-	return e;
+	classify(l, i, &ln);
+	return ln.kind == CONF_LINE_BLANK;
 }
 
-static bool is_blank(const struct line *ln)
+static bool is_comment(const struct lines *l, size_t i)
 {
-	return skip_space(ln->start, ln->start + ln->len) == ln->start + ln->len;
-}
+	struct conf_line ln;
 
-static bool is_comment(const struct line *ln)
-{
-	const char *s = skip_space(ln->start, ln->start + ln->len);
-
-	return s < ln->start + ln->len && (*s == '#' || *s == ';');
-}
-
-/* "[name]" (with optional spaces, and a UTF-8 BOM on the first line): copy the name. */
-static bool section_name(const struct line *ln, bool first, char *name, size_t size)
-{
-	const char *s = ln->start, *end = line_end(ln), *close;
-	size_t len;
-
-	if (first && end - s >= 3 && !memcmp(s, "\xEF\xBB\xBF", 3))
-		s += 3;
-	s = skip_space(s, end);
-	if (s == end || *s != '[')
-		return false;
-	close = memchr(s, ']', (size_t)(end - s));
-	if (!close)
-		return false;
-	s = skip_space(s + 1, close);
-	while (close > s && isspace((unsigned char)close[-1]))
-		close--;
-	len = (size_t)(close - s);
-	if (len >= size)
-		len = size - 1;
-	memcpy(name, s, len);
-	name[len] = '\0';
-	return true;
-}
-
-/* Is this a "name = ..." (or "name: ...") line? */
-static bool is_name_key(const struct line *ln, const char **value, size_t *vlen)
-{
-	const char *s = skip_space(ln->start, ln->start + ln->len), *end = line_end(ln);
-
-	if (end - s < 4 || strncmp(s, "name", 4))
-		return false;
-	s = skip_space(s + 4, end);
-	if (s == end || (*s != '=' && *s != ':'))
-		return false;
-	s = skip_space(s + 1, end);
-	*value = s;
-	/* an inline comment starts with " ;" or " #" (inih's INI_INLINE_COMMENT_PREFIXES) */
-	for (const char *c = s; c < end; c++)
-		if ((*c == ';' || *c == '#') && c > s && isspace((unsigned char)c[-1])) {
-			end = c;
-			break;
-		}
-	while (end > s && isspace((unsigned char)end[-1]))
-		end--;
-	*vlen = (size_t)(end - s);
-	return true;
+	classify(l, i, &ln);
+	return ln.kind == CONF_LINE_COMMENT;
 }
 
 /* Index of the [netdev] header, or l->n; *next gets the index of the next header (or l->n). */
 static size_t find_section(const struct lines *l, const char *netdev, size_t *next)
 {
-	char name[256];
 	size_t hdr = l->n;
 
 	*next = l->n;
 	for (size_t i = 0; i < l->n; i++) {
-		if (!section_name(&l->v[i], i == 0, name, sizeof(name)))
+		struct conf_line ln;
+
+		classify(l, i, &ln);
+		if (ln.kind != CONF_LINE_SECTION)
 			continue;
 		if (hdr != l->n) {
 			*next = i;
 			break;
 		}
-		if (!strcmp(name, netdev))
+		if (config_line_name_is(&ln, netdev))
 			hdr = i;
 	}
 	return hdr;
@@ -216,7 +169,7 @@ int config_text_enable(const char *text, const char *netdev, const char *name,
 		put_lines(&b, &l, 0, l.n);
 		if (l.n && l.v[l.n - 1].start[l.v[l.n - 1].len - 1] != '\n')
 			puts_buf(&b, "\n");
-		if (l.n && !is_blank(&l.v[l.n - 1]))
+		if (l.n && !is_blank(&l, l.n - 1))
 			puts_buf(&b, "\n");
 		puts_buf(&b, "[");
 		puts_buf(&b, netdev);
@@ -230,9 +183,16 @@ int config_text_enable(const char *text, const char *netdev, const char *name,
 		size_t key = l.n, vlen = 0;
 		const char *v = NULL;
 
-		for (size_t i = hdr + 1; i < next; i++)
-			if (is_name_key(&l.v[i], &v, &vlen))
-				key = i;	/* inih: the last one wins */
+		for (size_t i = hdr + 1; i < next; i++) {
+			struct conf_line ln;
+
+			classify(&l, i, &ln);
+			if (config_line_name_is(&ln, "name") && ln.kind == CONF_LINE_KEY) {
+				key = i;	/* the reader allows one per section */
+				v = ln.value;
+				vlen = ln.value_len;
+			}
+		}
 		put_lines(&b, &l, 0, hdr + 1);
 		if (name && key == l.n) {
 			if (l.v[hdr].start[l.v[hdr].len - 1] != '\n')
@@ -274,50 +234,19 @@ int config_text_disable(const char *text, const char *netdev, char **out, bool *
 	}
 	/* The section ends after its last line that is neither blank nor a comment. */
 	end = next;
-	while (end > hdr + 1 && (is_blank(&l.v[end - 1]) || is_comment(&l.v[end - 1])))
+	while (end > hdr + 1 && (is_blank(&l, end - 1) || is_comment(&l, end - 1)))
 		end--;
 	/* Swallow the blank lines that separated it from what came before,
 	 * unless that would glue the previous text to the next section. */
 	from = hdr;
-	while (from > 0 && is_blank(&l.v[from - 1]) && (end == l.n || is_blank(&l.v[end])))
+	while (from > 0 && is_blank(&l, from - 1) && (end == l.n || is_blank(&l, end)))
 		from--;
-	if (from == hdr && from > 0 && is_blank(&l.v[from - 1]) && end < l.n && is_blank(&l.v[end]))
+	if (from == hdr && from > 0 && is_blank(&l, from - 1) && end < l.n && is_blank(&l, end))
 		end++;	/* keep one blank line between neighbours, not two */
 	put_lines(&b, &l, 0, from);
 	put_lines(&b, &l, end, l.n);
 	free(l.v);
 	return finish(&b, text, out, changed);
-}
-
-int config_read_text(const char *path, char **text)
-{
-	FILE *f = fopen(path, "re");
-	struct buf b = { 0 };
-	char chunk[4096];
-	size_t got;
-	int err = 0;
-
-	if (!f)
-		return -errno;
-	while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		put(&b, chunk, got);
-	if (ferror(f))
-		err = -EIO;
-	fclose(f);
-	if (!err && !b.s)
-		puts_buf(&b, "");
-	if (b.oom)
-		err = -ENOMEM;
-	if (err) {
-		free(b.s);
-		return err;
-	}
-	if (strlen(b.s) != b.len) {
-		free(b.s);
-		return -EINVAL;		/* a NUL byte: not a text file */
-	}
-	*text = b.s;
-	return 0;
 }
 
 static int write_all(int fd, const char *s, size_t len)
@@ -336,6 +265,42 @@ static int write_all(int fd, const char *s, size_t len)
 	return 0;
 }
 
+/* The directory and base name of the file `path` names (following a symlink). */
+static int split_path(const char *path, char *real, char *dir, char *base)
+{
+	char tmp[PATH_MAX];
+
+	if (!realpath(path, real) && snprintf(real, PATH_MAX, "%s", path) >= PATH_MAX)
+		return -ENAMETOOLONG;
+	snprintf(tmp, sizeof(tmp), "%s", real);
+	snprintf(dir, PATH_MAX, "%s", dirname(tmp));
+	snprintf(tmp, sizeof(tmp), "%s", real);
+	snprintf(base, NAME_MAX + 1, "%s", basename(tmp));
+	return 0;
+}
+
+int config_lock(const char *path)
+{
+	char real[PATH_MAX], dir[PATH_MAX], base[NAME_MAX + 1];
+	int fd, err = split_path(path, real, dir, base);
+
+	if (err)
+		return err;
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (flock(fd, LOCK_EX) < 0) {
+		if (errno == EINTR)
+			continue;
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
 int config_write_atomic(const char *path, const char *text)
 {
 	char real[PATH_MAX], dir[PATH_MAX], tmp[PATH_MAX + NAME_MAX + 16], base[NAME_MAX + 1];
@@ -343,14 +308,11 @@ int config_write_atomic(const char *path, const char *text)
 	bool existed;
 	int fd, dfd, err;
 
-	if (realpath(path, real))
-		path = real;	/* edit the file a symlink points to, not the symlink */
+	err = split_path(path, real, dir, base);	/* edit the file a symlink points to */
+	if (err)
+		return err;
+	path = real;
 	existed = stat(path, &st) == 0;
-	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(dir))
-		return -ENAMETOOLONG;
-	snprintf(dir, sizeof(dir), "%s", dirname(tmp));
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	snprintf(base, sizeof(base), "%s", basename(tmp));
 	if (!existed && mkdir(dir, 0755) < 0 && errno != EEXIST)
 		return -errno;
 	snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, base);

@@ -29,8 +29,13 @@ int config_text_enable(const char *text, const char *netdev, const char *name,
  */
 int config_text_disable(const char *text, const char *netdev, char **out, bool *changed);
 
-/* The whole file into a malloc'd NUL-terminated string; -ENOENT if missing, or -errno. */
-int config_read_text(const char *path, char **text);
+/*
+ * Serialise read-modify-write cycles of `path` between processes: take an exclusive flock() on
+ * the directory that holds it (the file itself is replaced by rename, so its lock would not
+ * last).  The directory is created (0755) if missing.  Returns the descriptor holding the lock
+ * (close() releases it), or -errno.
+ */
+int config_lock(const char *path);
 
 /*
  * Replace `path` (following a symlink) atomically: write a temporary file in

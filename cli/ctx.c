@@ -60,7 +60,8 @@ int ctx_load_config(struct rxectl *ctx, struct rxe_conf *conf)
 		return log_error(RXECTL_USAGE, "the configuration file %s does not exist; check the "
 				 "path given with -c or $RXECTL_CONFIG.", ctx->config_path);
 	}
-	return err == -EINVAL ? RXECTL_USAGE : RXECTL_FAIL;
+	/* Malformed, a directory, unreadable: the file named is not a usable rxe.conf. */
+	return err == -ENOMEM ? RXECTL_FAIL : RXECTL_USAGE;
 }
 
 void ctx_release(struct rxectl *ctx)

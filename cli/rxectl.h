@@ -52,8 +52,8 @@ struct netdev_ctx *ctx_netdev(struct rxectl *ctx);
 /*
  * Load ctx->config_path into *conf (see config.h).  A missing default file
  * is an empty configuration; a missing file named with -c/$RXECTL_CONFIG is
- * an error.  Returns RXECTL_OK, RXECTL_USAGE (malformed or missing file,
- * message printed) or RXECTL_FAIL (unreadable).
+ * an error.  Returns RXECTL_OK, RXECTL_USAGE (malformed, missing, a
+ * directory or unreadable; message printed) or RXECTL_FAIL (out of memory).
  */
 struct rxe_conf;
 int ctx_load_config(struct rxectl *ctx, struct rxe_conf *conf);

@@ -70,11 +70,86 @@ no_systemd() {
 	! grep -q eth0 "$RXECTL_CONFIG"
 }
 
-@test "enable creates a missing config file" {
+@test "enable on a mistyped -c path is an error and creates neither file nor directory" {
+	unset RXECTL_CONFIG
+	run -2 "$RXECTL" -c "$BATS_TEST_TMPDIR/new/rxe.cnf" enable eth0
+	[[ "$output" == *"the configuration file $BATS_TEST_TMPDIR/new/rxe.cnf does not exist"* ]]
+	[[ "$output" == *"touch $BATS_TEST_TMPDIR/new/rxe.cnf"* ]]
+	[ ! -e "$BATS_TEST_TMPDIR/new" ]
+	run -2 "$RXECTL" -c "$BATS_TEST_TMPDIR/rxe.cnf" disable eth0
+	[ ! -e "$BATS_TEST_TMPDIR/rxe.cnf" ]
+}
+
+@test "enable fills an empty file created on purpose" {
 	no_systemd
-	export RXECTL_CONFIG="$BATS_TEST_TMPDIR/new/rxe.conf"
+	export RXECTL_CONFIG="$BATS_TEST_TMPDIR/new.conf"
+	touch "$RXECTL_CONFIG"
 	run -0 "$RXECTL" enable eth0
 	[ "$(cat "$RXECTL_CONFIG")" = "[eth0]" ]
+}
+
+@test "ten parallel enables keep all ten sections" {
+	no_systemd
+	: > "$RXECTL_CONFIG"
+	for i in 0 1 2 3 4 5 6 7 8 9; do
+		"$RXECTL" enable "eth$i" > "$BATS_TEST_TMPDIR/out.$i" 2>&1 &
+	done
+	wait
+	for i in 0 1 2 3 4 5 6 7 8 9; do
+		grep -qx "\[eth$i\]" "$RXECTL_CONFIG" || { cat "$RXECTL_CONFIG"; false; }
+	done
+	[ "$(grep -c '^\[' "$RXECTL_CONFIG")" = 10 ]
+	run -0 "$RXECTL" udev-env eth7
+	[[ "$output" == *"RXE_NAME=rxe_eth7"* ]]
+}
+
+@test "parallel enables and disables lose no edit" {
+	no_systemd
+	printf '[eth0]
+[eth1]
+[eth2]
+[eth3]
+[eth4]
+' > "$RXECTL_CONFIG"
+	for i in 0 1 2 3 4; do
+		"$RXECTL" disable "eth$i" > /dev/null 2>&1 &
+		"$RXECTL" enable "eth$((i + 5))" > /dev/null 2>&1 &
+	done
+	wait
+	[ "$(grep '^\[' "$RXECTL_CONFIG" | sort | tr '\n' ' ')" = "[eth5] [eth6] [eth7] [eth8] [eth9] " ]
+}
+
+@test "enable refuses a file with a line over 1024 bytes, naming its line, and changes nothing" {
+	{ printf '[eth1]
+# '; head -c 1100 /dev/zero | tr '\0' x; printf '\n'; } > "$RXECTL_CONFIG"
+	cp "$RXECTL_CONFIG" "$BATS_TEST_TMPDIR/before"
+	run -2 "$RXECTL" enable eth0
+	[[ "$output" == *"rxe.conf:2: this line is longer than 1024 bytes"* ]]
+	cmp "$RXECTL_CONFIG" "$BATS_TEST_TMPDIR/before"
+}
+
+@test "a commented-out 'name = evil' after a 196-byte comment stays a comment" {
+	{ printf '[eth1]
+# '; head -c 196 /dev/zero | tr '\0' x; printf ' name = evil\n'; } > "$RXECTL_CONFIG"
+	run -0 "$RXECTL" udev-env eth1
+	[ "$output" = "$(printf 'RXE_MANAGED=1\nRXE_NAME=rxe_eth1\nRXE_UNIT=rxe@eth1.service')" ]
+}
+
+@test "a config path that is a directory is an error (exit 2) for status, enable and udev-env" {
+	export RXECTL_CONFIG="$BATS_TEST_TMPDIR"
+	run -2 "$RXECTL" status
+	[[ "$output" == *"cannot read $BATS_TEST_TMPDIR: it is a directory"* ]]
+	run -2 "$RXECTL" enable eth0
+	[[ "$output" == *"cannot read $BATS_TEST_TMPDIR: it is a directory"* ]]
+	run -0 --separate-stderr "$RXECTL" udev-env eth0
+	[ -z "$output" ]
+	[[ "$stderr" == *"it is a directory"* ]]
+}
+
+@test "an unreadable config file is an error (exit 2) naming the reason" {
+	# /proc/self/mem cannot be read at offset 0, even by root
+	run -2 "$RXECTL" -c /proc/self/mem status
+	[[ "$output" == *"cannot read /proc/self/mem: Input/output error."* ]]
 }
 
 @test "enable and disable leave a malformed file alone and exit 2" {

@@ -73,6 +73,7 @@ int main(void)
 				"name = roce1 ; inline comment\n";
 	char dir[] = "/tmp/rxectl-test-XXXXXX", path[128], *text = NULL;
 	struct stat st;
+	size_t len;
 
 	log_set_sink(quiet, NULL);
 	tap_plan(26);
@@ -133,12 +134,12 @@ int main(void)
 		return 1;
 	}
 	snprintf(path, sizeof(path), "%s/sub/rxe.conf", dir);
-	ok(config_read_text(path, &text) == -ENOENT, "reading a missing file says ENOENT");
+	ok(config_read_text(path, &text, &len) == -ENOENT, "reading a missing file says ENOENT");
 	ok(config_write_atomic(path, "[eth0]\n") == 0, "writing creates the file and its directory");
 	ok(stat(path, &st) == 0 && (st.st_mode & 07777) == 0644, "a new file is mode 0644");
 	chmod(path, 0600);
 	ok(config_write_atomic(path, "[eth0]\n[eth1]\n") == 0 &&
-	   config_read_text(path, &text) == 0 && !strcmp(text, "[eth0]\n[eth1]\n"),
+	   config_read_text(path, &text, &len) == 0 && !strcmp(text, "[eth0]\n[eth1]\n"),
 	   "rewriting replaces the contents");
 	ok(stat(path, &st) == 0 && (st.st_mode & 07777) == 0600, "rewriting keeps the file's mode");
 	snprintf(path, sizeof(path), "%s/sub", dir);
@@ -153,7 +154,7 @@ int main(void)
 		   "writing through a symlink keeps the symlink");
 		free(text);
 		text = NULL;
-		ok(config_read_text(target, &text) == 0 && !strcmp(text, "[eth9]\n"),
+		ok(config_read_text(target, &text, &len) == 0 && !strcmp(text, "[eth9]\n"),
 		   "and changes the file it points to");
 		unlink(link);
 		unlink(target);
