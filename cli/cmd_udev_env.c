@@ -38,8 +38,15 @@ int cmd_udev_env(struct rxectl *ctx, int argc, char **argv)
 	if (ctx_load_config(ctx, &conf) != RXECTL_OK)
 		return RXECTL_OK;	/* said why on stderr; the netdev is not managed */
 	e = config_find_netdev(&conf, argv[1]);
-	if (e && sdbus_rxe_unit(e->netdev, unit, sizeof(unit)) == 0)
-		out_text(ctx->out, "RXE_MANAGED=1\nRXE_NAME=%s\nRXE_UNIT=%s\n", e->name, unit);
+	out_obj_begin(ctx->out, NULL);
+	if (e && sdbus_rxe_unit(e->netdev, unit, sizeof(unit)) == 0) {
+		out_bool(ctx->out, "managed", "RXE_MANAGED=1\n", true);
+		out_str(ctx->out, "name", "RXE_NAME=%s\n", e->name);
+		out_str(ctx->out, "unit", "RXE_UNIT=%s\n", unit);
+	} else {
+		out_bool(ctx->out, "managed", NULL, false);
+	}
+	out_obj_end(ctx->out);
 	config_free(&conf);
 	return RXECTL_OK;
 }

@@ -46,8 +46,16 @@ const struct rxectl_command rxectl_commands[] = {
 	{ NULL, NULL, NULL, NULL },
 };
 
+static bool help_shown;
+
+bool rxectl_help_shown(void)
+{
+	return help_shown;
+}
+
 void rxectl_help(FILE *fp)
 {
+	help_shown |= fp == stdout;
 	fprintf(fp,
 		"usage: rxectl [-c FILE] [--json] [-v] COMMAND [ARGS...]\n"
 		"       rxectl --version | --help\n"
@@ -74,6 +82,7 @@ void rxectl_command_usage(const char *name, bool to_stdout)
 {
 	FILE *fp = to_stdout ? stdout : stderr;
 
+	help_shown |= to_stdout;
 	for (const struct rxectl_command *c = rxectl_commands; c->name; c++)
 		if (!strcmp(c->name, name)) {
 			fprintf(fp, "usage: rxectl %s%s%s\n", c->name, *c->args ? " " : "", c->args);

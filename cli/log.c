@@ -16,7 +16,13 @@ static struct {
 	int journal;		/* -1 unknown, 0 stderr, 1 journal */
 	log_sink_fn sink;
 	void *sink_arg;
+	char first_error[2048];	/* the first LOG_ERR message, for --json's `error` member */
 } log_state = { .journal = -1 };
+
+const char *log_first_error(void)
+{
+	return log_state.first_error[0] ? log_state.first_error : NULL;
+}
 
 void log_init(int verbose)
 {
@@ -61,6 +67,8 @@ void log_vmsg(int level, const char *fmt, va_list ap)
 	if (level >= LOG_DEBUG && log_state.verbose <= 0)
 		return;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (level <= LOG_ERR && !log_state.first_error[0])
+		memcpy(log_state.first_error, msg, sizeof(msg));
 
 	if (log_state.sink) {
 		log_state.sink(level, msg, log_state.sink_arg);

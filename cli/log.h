@@ -20,6 +20,9 @@ int log_verbosity(void);
 void log_msg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void log_vmsg(int level, const char *fmt, va_list ap);
 
+/* The first LOG_ERR message of this run (without "rxectl: "), or NULL: the JSON `error` member. */
+const char *log_first_error(void);
+
 /* log_error() returns `code` so a command can `return log_error(RXECTL_FAIL, ...)`. */
 int log_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -181,6 +181,29 @@ void out_null(struct output *o, const char *key, const char *fmt)
 	}
 }
 
+void out_finish_json(struct output *o, const char *message, int exit_code)
+{
+	json_object *err;
+
+	if (!o->json)
+		return;
+	if (o->root && !json_object_is_type(o->root, json_type_object)) {
+		json_object *wrap = json_object_new_object();
+
+		json_object_object_add(wrap, "data", o->root);
+		o->root = wrap;
+	}
+	if (!o->root)
+		o->root = json_object_new_object();
+	o->depth = 0;
+	if (!message)
+		return;
+	err = json_object_new_object();
+	json_object_object_add(err, "message", json_object_new_string(message));
+	json_object_object_add(err, "exit_code", json_object_new_int(exit_code));
+	json_object_object_add(o->root, "error", err);
+}
+
 void out_text(struct output *o, const char *fmt, ...)
 {
 	va_list ap;

@@ -42,6 +42,14 @@ void out_bool(struct output *o, const char *key, const char *fmt, bool val);
 /* JSON null; in text `fmt` is printed as is (no conversion), e.g. "unknown". */
 void out_null(struct output *o, const char *key, const char *fmt);
 
+/*
+ * JSON: make sure there is a document, and with `message` add the member
+ *   "error": { "message": MESSAGE, "exit_code": CODE }
+ * to it (a top-level array is moved under "data" first).  Text: nothing.
+ * main() calls this, so every command prints one JSON document on every path.
+ */
+void out_finish_json(struct output *o, const char *message, int exit_code);
+
 /* Text only (ignored in JSON mode). */
 void out_text(struct output *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

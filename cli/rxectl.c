@@ -9,6 +9,33 @@
 #include "output.h"
 #include "rxectl.h"
 
+/*
+ * Every run ends here: with --json, stdout gets exactly one JSON document, with an `error`
+ * member (the first error message and the exit code) when the run failed.
+ */
+static int finish(struct rxectl *ctx, int ret)
+{
+	if (!ctx->out)
+		ctx->out = output_new(ctx->json, stdout);
+	if (!ctx->out)
+		return log_error(RXECTL_FAIL, "out of memory.");
+	if (output_is_json(ctx->out) && !rxectl_help_shown()) {
+		const char *msg = NULL;
+
+		if (ret != RXECTL_OK) {
+			msg = log_first_error();
+			if (!msg)
+				msg = ret == RXECTL_USAGE ? "usage error or bad input." :
+				      "the operation failed; the other members say why.";
+		}
+		out_finish_json(ctx->out, msg, ret);
+	}
+	if (output_flush(ctx->out) < 0 && ret == RXECTL_OK)
+		ret = log_error(RXECTL_FAIL, "cannot write the output.");
+	ctx_release(ctx);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -54,14 +81,14 @@ int main(int argc, char **argv)
 			else
 				log_error(0, "unknown option '%s'; run `rxectl --help` for the options.",
 					  argv[optind - 1]);
-			return RXECTL_USAGE;
+			return finish(&ctx, RXECTL_USAGE);
 		}
 	}
 	log_init(ctx.verbose);
 	if (optind >= argc) {
 		log_error(0, "no command given; run `rxectl --help` for the list of commands.");
 		rxectl_help(stderr);
-		return RXECTL_USAGE;
+		return finish(&ctx, RXECTL_USAGE);
 	}
 
 	for (const struct rxectl_command *c = rxectl_commands; c->name; c++) {
@@ -74,11 +101,9 @@ int main(int argc, char **argv)
 			return log_error(RXECTL_FAIL, "out of memory.");
 		optind = 0;	/* reinitialise getopt for the command's own options */
 		ret = c->fn(&ctx, argc - first, argv + first);
-		if (output_flush(ctx.out) < 0 && ret == RXECTL_OK)
-			ret = log_error(RXECTL_FAIL, "cannot write the output.");
-		ctx_release(&ctx);
-		return ret;
+		return finish(&ctx, ret);
 	}
-	return log_error(RXECTL_USAGE, "unknown command '%s'; run `rxectl --help` for the list "
-			 "of commands.", argv[optind]);
+	log_error(0, "unknown command '%s'; run `rxectl --help` for the list of commands.",
+		  argv[optind]);
+	return finish(&ctx, RXECTL_USAGE);
 }

@@ -81,6 +81,8 @@ int rxectl_usage_error(const char *name, const char *fmt, ...) __attribute__((fo
 void ctx_set_json(struct rxectl *ctx);
 /* Print the general help (generated from rxectl_commands) to `fp`. */
 void rxectl_help(FILE *fp);
+/* Was help printed to stdout (then --json adds no document after it)? */
+bool rxectl_help_shown(void);
 
 int cmd_up(struct rxectl *ctx, int argc, char **argv);
 int cmd_down(struct rxectl *ctx, int argc, char **argv);
