@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cmd_down.c - `rxectl down NETDEV|DEVICE|--all`: delete rxe devices; absent is not an error. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,40 +9,33 @@
 #include "output.h"
 #include "rxe.h"
 
+enum { DOWN_ALL = 1 };
+const struct opt_spec cmd_down_opts[] = {
+	{ "all", 0, NULL, "delete every rxe device", NULL, DOWN_ALL },
+	{ NULL },
+};
+
 int cmd_down(struct rxectl *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "all",  no_argument, NULL, 'a' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *target = NULL;
 	bool all = false;
+	struct opts o;
 	int opt, ret = RXECTL_OK;
 
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "ajh", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'a':
-			all = true;
-			break;
-		case 'j':
-			ctx_set_json(ctx);
-			break;
-		case 'h':
-			rxectl_command_usage("down", true);
+	opts_init(&o, ctx, "down", cmd_down_opts, argc, argv);
+	while ((opt = opts_next(&o)) != OPTS_END) {
+		if (opt == OPTS_HELP)
 			return RXECTL_OK;
-		default:
-			return rxectl_usage_error("down", "unknown option '%s' for down.",
-						  argv[optind - 1]);
-		}
+		if (opt == OPTS_ERROR)
+			return RXECTL_USAGE;
+		if (opt == DOWN_ALL)
+			all = true;
 	}
-	if (optind < argc)
-		target = argv[optind++];
-	if (optind < argc)
+	if (o.npos > 1)
 		return rxectl_usage_error("down", "down takes one NETDEV or DEVICE, but also got '%s'.",
-					  argv[optind]);
+					  argv[2]);
+	if (o.npos)
+		target = argv[1];
 	if (all && target)
 		return rxectl_usage_error("down", "give either --all or one NETDEV or DEVICE, not both.");
 	if (!all && !target)

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cmd_enable.c - `rxectl enable|disable NETDEV`: declare it in rxe.conf and (un)hook its rxe@.service. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,46 +17,46 @@
 
 #define UNIT_JOB_TIMEOUT 60	/* seconds to wait for systemd to start or stop a unit */
 
+enum { EDIT_NAME = 1, EDIT_NOW };
+const struct opt_spec cmd_enable_opts[] = {
+	{ "name", 0, "NAME", "the device name to write as `name =`", "rxe_NETDEV", EDIT_NAME },
+	{ "now", 0, NULL, "also create the device now (start the unit)", NULL, EDIT_NOW },
+	{ NULL },
+};
+const struct opt_spec cmd_disable_opts[] = {
+	{ "now", 0, NULL, "also delete the device now (stop the unit)", NULL, EDIT_NOW },
+	{ NULL },
+};
+
 /* Options shared by enable and disable; returns -1 to go on, else an exit code. */
-static int parse_args(const char *cmd, int argc, char **argv, const char **netdev,
-		      const char **name, bool *now_)
+static int parse_args(const char *cmd, struct rxectl *ctx, int argc, char **argv,
+		      const char **netdev, const char **name, bool *now_)
 {
-	static const struct option opts[] = {
-		{ "name", required_argument, NULL, 'n' },
-		{ "now",  no_argument,       NULL, 'N' },
-		{ "help", no_argument,       NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	bool enable = !strcmp(cmd, "enable");
 	const char *why;
+	struct opts o;
 	int opt;
 
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, enable ? "n:h" : "h", opts, NULL)) != -1) {
+	opts_init(&o, ctx, cmd, enable ? cmd_enable_opts : cmd_disable_opts, argc, argv);
+	while ((opt = opts_next(&o)) != OPTS_END) {
 		switch (opt) {
-		case 'n':
-			if (!enable)
-				return rxectl_usage_error(cmd, "unknown option '--name' for disable.");
-			*name = optarg;
+		case EDIT_NAME:
+			*name = o.value;
 			break;
-		case 'N':
+		case EDIT_NOW:
 			*now_ = true;
 			break;
-		case 'h':
-			rxectl_command_usage(cmd, true);
+		case OPTS_HELP:
 			return RXECTL_OK;
-		default:
-			if (optopt == 'n')
-				return rxectl_usage_error(cmd, "option %s needs a value.", argv[optind - 1]);
-			return rxectl_usage_error(cmd, "unknown option '%s' for %s.", argv[optind - 1], cmd);
+		case OPTS_ERROR:
+			return RXECTL_USAGE;
 		}
 	}
-	if (optind >= argc)
+	if (!o.npos)
 		return rxectl_usage_error(cmd, "say which NETDEV to %s.", cmd);
-	*netdev = argv[optind++];
-	if (optind < argc)
-		return rxectl_usage_error(cmd, "%s takes one NETDEV, but also got '%s'.", cmd,
-					  argv[optind]);
+	*netdev = argv[1];
+	if (o.npos > 1)
+		return rxectl_usage_error(cmd, "%s takes one NETDEV, but also got '%s'.", cmd, argv[2]);
 	if ((why = netdev_name_invalid(*netdev)))
 		return log_error(RXECTL_USAGE, "netdev name '%s' %s.", *netdev, why);
 	if (*name && (why = ibdev_name_invalid(*name)))
@@ -157,7 +156,7 @@ static int begin_edit(struct rxectl *ctx, const char *cmd, int argc, char **argv
 {
 	int ret;
 
-	ret = parse_args(cmd, argc, argv, netdev, name, now_);
+	ret = parse_args(cmd, ctx, argc, argv, netdev, name, now_);
 	if (ret >= 0)
 		return ret;
 	if (ctx->json)

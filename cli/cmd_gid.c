@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cmd_gid.c - `rxectl gid [DEVICE] [--json] [--index-only]`: the GID table and the index to use. */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,41 +86,36 @@ static int describe(struct rxectl *ctx, const struct rxe_dev *d, struct rxe_deta
 			 "it and sysfs shows none; `rxectl doctor %s` says why.", d->name, d->name);
 }
 
+enum { GID_INDEX_ONLY = 1 };
+const struct opt_spec cmd_gid_opts[] = {
+	{ "index-only", 0, NULL, "print only the GID index applications should use", NULL,
+	  GID_INDEX_ONLY },
+	{ NULL },
+};
+
 int cmd_gid(struct rxectl *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json",       no_argument, NULL, 'j' },
-		{ "index-only", no_argument, NULL, 'i' },
-		{ "help",       no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	bool index_only = false;
 	struct rxe_details det;
 	struct rxe_dev dev;
+	struct opts o;
 	int opt, ret;
 
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "jih", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'j':
-			ctx_set_json(ctx);
-			break;
-		case 'i':
-			index_only = true;
-			break;
-		case 'h':
-			rxectl_command_usage("gid", true);
+	opts_init(&o, ctx, "gid", cmd_gid_opts, argc, argv);
+	while ((opt = opts_next(&o)) != OPTS_END) {
+		if (opt == OPTS_HELP)
 			return RXECTL_OK;
-		default:
-			return rxectl_usage_error("gid", "unknown option '%s' for gid.", argv[optind - 1]);
-		}
+		if (opt == OPTS_ERROR)
+			return RXECTL_USAGE;
+		if (opt == GID_INDEX_ONLY)
+			index_only = true;
 	}
-	if (argc - optind > 1)
+	if (o.npos > 1)
 		return rxectl_usage_error("gid", "gid takes at most one device, but got '%s' too.",
-					  argv[optind + 1]);
+					  argv[2]);
 
-	if (index_only || optind < argc) {
-		ret = diag_pick_device(ctx, "gid", optind < argc ? argv[optind] : NULL, &dev);
+	if (index_only || o.npos) {
+		ret = diag_pick_device(ctx, "gid", o.npos ? argv[1] : NULL, &dev);
 		if (ret != RXECTL_OK)
 			return ret;
 		ret = describe(ctx, &dev, &det);

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cmd_monitor.c - `rxectl monitor`: keep the devices declared in rxe.conf alive across netdev changes. */
 #include <errno.h>
-#include <getopt.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -305,29 +304,25 @@ static void reconcile(struct monitor *m)
 
 int cmd_monitor(struct rxectl *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct monitor m = { .ctx = ctx, .config_ok = true };
 	struct pollfd pfd[2] = { { .events = POLLIN }, { .events = POLLIN } };
 	bool got_term = false, got_hup = false;
 	sigset_t sigs;
 	double due[2] = { 0, 0 }, next_periodic, next_watchdog = 0;
 	uint64_t wd_usec = 0;
+	struct opts o;
 	int opt, fd;
 
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (opt == 'h') {
-			rxectl_command_usage("monitor", true);
+	opts_init(&o, ctx, "monitor", NULL, argc, argv);
+	while ((opt = opts_next(&o)) != OPTS_END) {
+		if (opt == OPTS_HELP)
 			return RXECTL_OK;
-		}
-		return rxectl_usage_error("monitor", "unknown option '%s' for monitor.", argv[optind - 1]);
+		if (opt == OPTS_ERROR)
+			return RXECTL_USAGE;
+		if (opt == OPTS_ARG)
+			return rxectl_usage_error("monitor", "monitor takes no arguments, but got '%s'.",
+						  o.arg);
 	}
-	if (optind < argc)
-		return rxectl_usage_error("monitor", "monitor takes no arguments, but got '%s'.",
-					  argv[optind]);
 	if (ctx->json)
 		return rxectl_usage_error("monitor", "monitor logs what it does; it has no JSON output.");
 

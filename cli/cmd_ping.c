@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cmd_ping.c - `rxectl ping`: an RDMA CM client and listener that exchange facts, sweep sizes, diagnose. */
 #include <errno.h>
-#include <getopt.h>
 #include <netdb.h>
 #include <poll.h>
 #include <signal.h>
@@ -1114,84 +1113,67 @@ out:
 
 /* ------------------------------------------------------------ arguments */
 
-static int parse_uint(const char *s, unsigned long min, unsigned long max, unsigned long *out)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	if (!s || *s < '0' || *s > '9')
-		return -EINVAL;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
+enum { PING_LISTEN = 1, PING_PORT, PING_COUNT, PING_TIMEOUT, PING_SIZES };
+const struct opt_spec cmd_ping_opts[] = {
+	{ "listen",  0,   NULL,  "wait for clients (on DEVICE or ADDRESS, else on all)", NULL,
+	  PING_LISTEN },
+	{ "port",    0,   "P",   "RDMA CM port, 1-65535", OPTS_STR(PING_DEFAULT_PORT), PING_PORT },
+	{ "count",   'c', "N",   "round trips per message size, 1-1000000 (-c as in ping(8))",
+	  OPTS_STR(PING_DEFAULT_COUNT), PING_COUNT },
+	{ "timeout", 0,   "SEC", "seconds for every single wait, 1-3600",
+	  OPTS_STR(PING_DEFAULT_TIMEOUT), PING_TIMEOUT },
+	{ "sizes",   0,   "LIST", "message sizes, e.g. 64,4K,1-1M", PING_DEFAULT_SIZES, PING_SIZES },
+	{ NULL },
+};
 
 int cmd_ping(struct rxectl *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "listen",  no_argument,       NULL, 'l' },
-		{ "port",    required_argument, NULL, 'p' },
-		{ "count",   required_argument, NULL, 'n' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "sizes",   required_argument, NULL, 's' },
-		{ "json",    no_argument,       NULL, 'j' },
-		{ "help",    no_argument,       NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct ping_opts o = { .port = PING_DEFAULT_PORT, .count = PING_DEFAULT_COUNT,
 			       .timeout = PING_DEFAULT_TIMEOUT };
 	const char *sizes = PING_DEFAULT_SIZES;
+	struct opts p;
 	char err[160];
 	unsigned long v;
 	int opt, ret;
 
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "lp:n:t:s:jh", opts, NULL)) != -1) {
+	opts_init(&p, ctx, "ping", cmd_ping_opts, argc, argv);
+	while ((opt = opts_next(&p)) != OPTS_END) {
 		switch (opt) {
-		case 'l':
+		case PING_LISTEN:
 			o.listen = true;
 			break;
-		case 'p':
-			if (parse_uint(optarg, 1, 65535, &v))
-				return rxectl_usage_error("ping", "--port takes a port number from 1 to "
-							  "65535, not '%s'.", optarg);
+		case PING_PORT:
+			if (opts_uint(p.value, 1, 65535, &v))
+				return rxectl_usage_error("ping", "%s takes a port number from 1 to "
+							  "65535, not '%s'.", p.given, p.value);
 			o.port = (uint16_t)v;
 			break;
-		case 'n':
-			if (parse_uint(optarg, 1, 1000000, &v))
-				return rxectl_usage_error("ping", "--count takes a number from 1 to "
-							  "1000000, not '%s'.", optarg);
+		case PING_COUNT:
+			if (opts_uint(p.value, 1, 1000000, &v))
+				return rxectl_usage_error("ping", "%s takes a number from 1 to "
+							  "1000000, not '%s'.", p.given, p.value);
 			o.count = (unsigned int)v;
 			break;
-		case 't':
-			if (parse_uint(optarg, 1, 3600, &v))
-				return rxectl_usage_error("ping", "--timeout takes seconds from 1 to "
-							  "3600, not '%s'.", optarg);
+		case PING_TIMEOUT:
+			if (opts_uint(p.value, 1, 3600, &v))
+				return rxectl_usage_error("ping", "%s takes seconds from 1 to "
+							  "3600, not '%s'.", p.given, p.value);
 			o.timeout = (unsigned int)v;
 			break;
-		case 's':
-			sizes = optarg;
+		case PING_SIZES:
+			sizes = p.value;
 			break;
-		case 'j':
-			ctx_set_json(ctx);
-			break;
-		case 'h':
-			rxectl_command_usage("ping", true);
+		case OPTS_HELP:
 			return RXECTL_OK;
-		default:
-			if (optopt && strchr("pnts", optopt))
-				return rxectl_usage_error("ping", "option '%s' needs a value.",
-							  argv[optind - 1]);
-			return rxectl_usage_error("ping", "unknown option '%s'.", argv[optind - 1]);
+		case OPTS_ERROR:
+			return RXECTL_USAGE;
 		}
 	}
-	if (optind < argc)
-		o.target = argv[optind++];
-	if (optind < argc)
-		return rxectl_usage_error("ping", "unexpected argument '%s'.", argv[optind]);
+	if (p.npos)
+		o.target = argv[1];
+	if (p.npos > 1)
+		return rxectl_usage_error("ping", "ping takes one HOST (or, with --listen, one DEVICE "
+					  "or ADDRESS), but also got '%s'.", argv[2]);
 	if (!o.listen && !o.target)
 		return rxectl_usage_error("ping", "give the HOST to ping, or --listen on the other "
 					  "side.");

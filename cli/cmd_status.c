@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cmd_status.c - `rxectl status`: every rxe device, and every configured netdev without one. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -63,33 +62,22 @@ static void print_driver(struct rxectl *ctx)
 
 int cmd_status(struct rxectl *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct rxe_conf conf;
 	struct rxe_dev *devs = NULL;
 	size_t n = 0, n_missing = 0;
+	struct opts o;
 	int opt, ret;
 
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+jh", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'j':
-			ctx_set_json(ctx);
-			break;
-		case 'h':
-			rxectl_command_usage("status", true);
+	opts_init(&o, ctx, "status", NULL, argc, argv);
+	while ((opt = opts_next(&o)) != OPTS_END) {
+		if (opt == OPTS_HELP)
 			return RXECTL_OK;
-		default:
-			return rxectl_usage_error("status", "unknown option '%s' for status.",
-						  argv[optind - 1]);
-		}
+		if (opt == OPTS_ERROR)
+			return RXECTL_USAGE;
+		if (opt == OPTS_ARG)
+			return rxectl_usage_error("status", "status takes no arguments, but got '%s'.",
+						  o.arg);
 	}
-	if (optind < argc)
-		return rxectl_usage_error("status", "status takes no arguments, but got '%s'.",
-					  argv[optind]);
 
 	ret = ctx_load_config(ctx, &conf);
 	if (ret != RXECTL_OK)

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cmd_test.c - `rxectl test [DEVICE] [--json]`: the loopback verbs self-test on one device. */
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -54,35 +53,24 @@ static void print_head(struct rxectl *ctx, const struct rxe_dev *d, const struct
 
 int cmd_test(struct rxectl *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct rxe_details det;
 	struct selftest st;
 	struct rxe_dev dev;
 	size_t passed = 0;
+	struct opts o;
 	int opt, ret, err;
 
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'j':
-			ctx_set_json(ctx);
-			break;
-		case 'h':
-			rxectl_command_usage("test", true);
+	opts_init(&o, ctx, "test", NULL, argc, argv);
+	while ((opt = opts_next(&o)) != OPTS_END) {
+		if (opt == OPTS_HELP)
 			return RXECTL_OK;
-		default:
-			return rxectl_usage_error("test", "unknown option '%s' for test.",
-						  argv[optind - 1]);
-		}
+		if (opt == OPTS_ERROR)
+			return RXECTL_USAGE;
 	}
-	if (argc - optind > 1)
+	if (o.npos > 1)
 		return rxectl_usage_error("test", "test takes at most one device, but got '%s' too.",
-					  argv[optind + 1]);
-	ret = diag_pick_device(ctx, "test", optind < argc ? argv[optind] : NULL, &dev);
+					  argv[2]);
+	ret = diag_pick_device(ctx, "test", o.npos ? argv[1] : NULL, &dev);
 	if (ret != RXECTL_OK)
 		return ret;
 	rxe_describe(ctx, &dev, &det);

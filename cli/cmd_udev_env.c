@@ -27,11 +27,17 @@ int cmd_udev_env(struct rxectl *ctx, int argc, char **argv)
 	char unit[128];
 	const char *why;
 
-	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		rxectl_command_usage("udev-env", true);
-		return RXECTL_OK;
+	struct opts o;
+	int opt;
+
+	opts_init(&o, ctx, "udev-env", NULL, argc, argv);
+	while ((opt = opts_next(&o)) != OPTS_END) {
+		if (opt == OPTS_HELP)
+			return RXECTL_OK;
+		if (opt == OPTS_ERROR)
+			return RXECTL_USAGE;
 	}
-	if (argc != 2)
+	if (o.npos != 1)
 		return rxectl_usage_error("udev-env", "udev-env takes exactly one NETDEV.");
 	if ((why = netdev_name_invalid(argv[1])))
 		return log_error(RXECTL_USAGE, "netdev name '%s' %s.", argv[1], why);

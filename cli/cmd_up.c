@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cmd_up.c - `rxectl up [NETDEV]`: create the rxe device (idempotently) and wait until it is usable. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,7 +10,7 @@
 #include "output.h"
 #include "rxe.h"
 
-#define UP_DEFAULT_WAIT 10	/* seconds; documented in rxectl(8) */
+#define UP_DEFAULT_WAIT 10	/* seconds; documented in rxectl(8) and --help */
 
 static int parse_wait(const char *s, int *out)
 {
@@ -26,49 +25,44 @@ static int parse_wait(const char *s, int *out)
 	return 0;
 }
 
+enum { UP_NAME = 1, UP_WAIT };
+const struct opt_spec cmd_up_opts[] = {
+	{ "name", 0, "NAME", "the device name (with a NETDEV)", "rxe_NETDEV, or `name =`", UP_NAME },
+	{ "wait", 0, "SECONDS", "wait up to SECONDS (0-3600) for the port to be ACTIVE",
+	  OPTS_STR(UP_DEFAULT_WAIT), UP_WAIT },
+	{ NULL },
+};
+
 int cmd_up(struct rxectl *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "name", required_argument, NULL, 'n' },
-		{ "wait", required_argument, NULL, 'w' },
-		{ "json", no_argument,       NULL, 'j' },
-		{ "help", no_argument,       NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *netdev = NULL, *name = NULL, *why;
 	char defname[RXE_IBDEV_NAME_MAX];
 	struct rxe_conf conf;
+	struct opts o;
 	int opt, wait = UP_DEFAULT_WAIT, ret = RXECTL_OK;
 
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "n:w:jh", opts, NULL)) != -1) {
+	opts_init(&o, ctx, "up", cmd_up_opts, argc, argv);
+	while ((opt = opts_next(&o)) != OPTS_END) {
 		switch (opt) {
-		case 'n':
-			name = optarg;
+		case UP_NAME:
+			name = o.value;
 			break;
-		case 'w':
-			if (parse_wait(optarg, &wait) < 0)
+		case UP_WAIT:
+			if (parse_wait(o.value, &wait) < 0)
 				return rxectl_usage_error("up", "--wait needs a whole number of seconds "
-							  "from 0 to 3600, not '%s'.", optarg);
+							  "from 0 to 3600, not '%s'.", o.value);
 			break;
-		case 'j':
-			ctx_set_json(ctx);
-			break;
-		case 'h':
-			rxectl_command_usage("up", true);
+		case OPTS_HELP:
 			return RXECTL_OK;
-		default:
-			if (optopt == 'n' || optopt == 'w')
-				return rxectl_usage_error("up", "option %s needs a value.",
-							  argv[optind - 1]);
-			return rxectl_usage_error("up", "unknown option '%s' for up.", argv[optind - 1]);
+		case OPTS_ERROR:
+			return RXECTL_USAGE;
 		}
 	}
-	if (optind < argc)
-		netdev = argv[optind++];
-	if (optind < argc)
+	if (o.npos)
+		netdev = argv[1];
+	if (o.npos > 1)
 		return rxectl_usage_error("up", "up takes at most one NETDEV, but also got '%s'.",
-					  argv[optind]);
+					  argv[2]);
 	if (name && !netdev)
 		return rxectl_usage_error("up", "--name needs a NETDEV: names for every configured "
 					  "netdev come from `name =` in the config file.");

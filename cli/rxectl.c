@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* rxectl.c - main(): global options, then dispatch through the command table. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "log.h"
+#include "opts.h"
 #include "output.h"
 #include "rxectl.h"
 
@@ -38,72 +39,53 @@ static int finish(struct rxectl *ctx, int ret)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "config",  required_argument, NULL, 'c' },
-		{ "json",    no_argument,       NULL, 'j' },
-		{ "verbose", no_argument,       NULL, 'v' },
-		{ "help",    no_argument,       NULL, 'h' },
-		{ "version", no_argument,       NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
+	enum { OPT_VERSION = 1 };
+	static const struct opt_spec main_opts[] = {
+		{ "version", 0, NULL, "show the version", NULL, OPT_VERSION },
+		{ NULL },
 	};
 	struct rxectl ctx = { .config_path = RXECTL_DEFAULT_CONFIG };
 	const char *env = getenv("RXECTL_CONFIG");
-	int opt, ret;
+	struct opts o;
+	int first = 0;
 
 	if (env && *env) {
 		ctx.config_path = env;
 		ctx.config_explicit = true;
 	}
-	opterr = 0;
-	/* '+': global options stop at the command; the command parses the rest. */
-	while ((opt = getopt_long(argc, argv, "+c:jvhV", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'c':
-			ctx.config_path = optarg;
-			ctx.config_explicit = true;
+	log_init(0);
+	/* The global options before the command; the command's parser takes them after it too. */
+	opts_init(&o, &ctx, NULL, main_opts, argc, argv);
+	while (!first) {
+		switch (opts_next(&o)) {
+		case OPTS_ARG:
+			first = o.i - 1;
 			break;
-		case 'j':
-			ctx.json = true;
-			break;
-		case 'v':
-			ctx.verbose++;
-			break;
-		case 'h':
-			rxectl_help(stdout);
-			return RXECTL_OK;
-		case 'V':
+		case OPT_VERSION:
 			printf("rxectl %s\n", RXECTL_VERSION);
 			return RXECTL_OK;
-		default:
-			log_init(0);
-			if (optopt == 'c')
-				log_error(0, "option -c needs a file name.");
-			else
-				log_error(0, "unknown option '%s'; run `rxectl --help` for the options.",
-					  argv[optind - 1]);
+		case OPTS_HELP:
+			return finish(&ctx, RXECTL_OK);
+		case OPTS_ERROR:
+			return finish(&ctx, RXECTL_USAGE);
+		case OPTS_END:
+			log_error(0, "no command given; run `rxectl --help` for the list of commands.");
+			rxectl_help(stderr);
 			return finish(&ctx, RXECTL_USAGE);
 		}
 	}
-	log_init(ctx.verbose);
-	if (optind >= argc) {
-		log_error(0, "no command given; run `rxectl --help` for the list of commands.");
-		rxectl_help(stderr);
-		return finish(&ctx, RXECTL_USAGE);
-	}
 
 	for (const struct rxectl_command *c = rxectl_commands; c->name; c++) {
-		int first = optind;
-
 		if (strcmp(c->name, argv[first]))
 			continue;
 		ctx.out = output_new(ctx.json, stdout);
 		if (!ctx.out)
 			return log_error(RXECTL_FAIL, "out of memory.");
-		optind = 0;	/* reinitialise getopt for the command's own options */
-		ret = c->fn(&ctx, argc - first, argv + first);
-		return finish(&ctx, ret);
+		optind = 0;	/* for the commands that still parse with getopt_long (stats, debug,
+				 * driver, tune): to move to opts.h */
+		return finish(&ctx, c->fn(&ctx, argc - first, argv + first));
 	}
 	log_error(0, "unknown command '%s'; run `rxectl --help` for the list of commands.",
-		  argv[optind]);
+		  argv[first]);
 	return finish(&ctx, RXECTL_USAGE);
 }

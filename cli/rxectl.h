@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "opts.h"
+
 #ifndef RXECTL_VERSION
 #define RXECTL_VERSION "0.1.0"
 #endif
@@ -68,6 +70,7 @@ struct rxectl_command {
 	rxectl_cmd_fn fn;
 	const char *args;	/* synopsis after the name, e.g. "NETDEV [--name NAME]" */
 	const char *help;	/* one line, shown by `rxectl --help` */
+	const struct opt_spec *opts;	/* its own options (opts.h), shown by `COMMAND --help` */
 };
 
 /* The dispatch table (rxectl.c), terminated by a { NULL } entry. */
@@ -83,6 +86,10 @@ void ctx_set_json(struct rxectl *ctx);
 void rxectl_help(FILE *fp);
 /* Was help printed to stdout (then --json adds no document after it)? */
 bool rxectl_help_shown(void);
+
+/* Each command's own options (opts.h); the global ones are in opts_global[]. */
+extern const struct opt_spec cmd_up_opts[], cmd_down_opts[], cmd_enable_opts[],
+	cmd_disable_opts[], cmd_ping_opts[], cmd_gid_opts[];
 
 int cmd_up(struct rxectl *ctx, int argc, char **argv);
 int cmd_down(struct rxectl *ctx, int argc, char **argv);

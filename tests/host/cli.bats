@@ -52,7 +52,7 @@ no_rdma_kernel() {
 
 @test "an unknown command option is a usage error with the command's usage" {
 	run -2 "$RXECTL" status --frob
-	[[ "$output" == *"rxectl: unknown option '--frob' for status."* ]]
+	[[ "$output" == *"rxectl: unknown option '--frob' for status; \`rxectl status --help\` lists its options."* ]]
 	[[ "$output" == *"usage: rxectl status"* ]]
 }
 

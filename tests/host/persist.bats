@@ -45,7 +45,7 @@ no_systemd() {
 
 @test "disable has no --name option" {
 	run -2 "$RXECTL" disable eth1 --name x
-	[[ "$output" == *"unknown option '--name' for disable."* ]]
+	[[ "$output" == *"unknown option '--name' for disable;"* ]]
 }
 
 @test "enable appends the netdev and keeps comments and other sections" {

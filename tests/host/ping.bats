@@ -49,11 +49,11 @@ no_rdma_cm() {
 
 @test "an unknown option, a missing value or a second host is bad input" {
 	run -2 "$RXECTL" ping 192.0.2.1 --frobnicate
-	[[ "$output" == *"rxectl: unknown option '--frobnicate'."* ]]
+	[[ "$output" == *"rxectl: unknown option '--frobnicate' for ping;"* ]]
 	run -2 "$RXECTL" ping 192.0.2.1 --count
-	[[ "$output" == *"rxectl: option '--count' needs a value."* ]]
+	[[ "$output" == *"rxectl: option --count needs a value (N)."* ]]
 	run -2 "$RXECTL" ping 192.0.2.1 192.0.2.2
-	[[ "$output" == *"rxectl: unexpected argument '192.0.2.2'."* ]]
+	[[ "$output" == *"rxectl: ping takes one HOST (or, with --listen, one DEVICE or ADDRESS), but also got '192.0.2.2'."* ]]
 }
 
 @test "a host name that does not resolve is named as such (exit 1)" {
