@@ -19,6 +19,7 @@
 #include "ping.h"
 #include "rxe.h"
 #include "rxectl.h"
+#include "version.h"
 
 #define CTRL_AREA 64	/* after the two data halves: [0,16) send, [32,48) receive */
 

@@ -9,6 +9,7 @@
 #include "opts.h"
 #include "output.h"
 #include "rxectl.h"
+#include "version.h"
 
 /*
  * Every run ends here: with --json, stdout gets exactly one JSON document, with an `error`

@@ -8,9 +8,6 @@
 
 #include "opts.h"
 
-#ifndef RXECTL_VERSION
-#define RXECTL_VERSION "0.1.0"
-#endif
 #ifndef RXECTL_SYSCONFDIR
 #define RXECTL_SYSCONFDIR "/etc"
 #endif

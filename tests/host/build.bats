@@ -1,0 +1,86 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# The Makefile as a packager uses it: CFLAGS from the command line, install/uninstall with
+# DESTDIR, dist, the version, pkg-config errors; and the bash completion it installs.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	TOP="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
+	RXECTL="$TOP/rxectl"
+	[ -x "$RXECTL" ] || skip "build rxectl first (make)"
+}
+
+@test "--version is VERSION plus +g<commit> in a git checkout" {
+	run -0 "$RXECTL" --version
+	[[ "$output" =~ ^rxectl\ [0-9]+\.[0-9]+\.[0-9]+\+g[0-9a-f]{7,}$ ]]
+	[[ "$output" == "rxectl $(cat "$TOP/VERSION")+g"* ]]
+}
+
+@test "make names a missing library instead of silencing pkg-config" {
+	run -2 make -C "$TOP" -n rxectl LIBS_PC="libmnl no-such-lib-rxectl"
+	[[ "$output" == *"cannot find the libraries rxectl needs"*"no-such-lib-rxectl"* ]]
+	[[ "$output" == *"scripts/setup-deps"* ]]
+}
+
+@test "make install puts every file once, and make uninstall removes them all but rxe.conf" {
+	dest="$BATS_TEST_TMPDIR/root"
+	run -0 make -C "$TOP" install DESTDIR="$dest" BASHCOMPDIR=/usr/share/bash-completion/completions
+	[ -x "$dest/usr/sbin/rxectl" ]
+	[ -f "$dest/usr/share/man/man8/rxectl.8" ]
+	[ -f "$dest/usr/share/man/man5/rxe.conf.5" ]
+	[ -f "$dest/usr/share/bash-completion/completions/rxectl" ]
+	# each man page is installed by one command, not twice
+	[ "$(grep -c 'man8/rxectl.8' <<< "$output")" -le 1 ]
+	run -0 make -C "$TOP" uninstall DESTDIR="$dest" BASHCOMPDIR=/usr/share/bash-completion/completions
+	left=$(cd "$dest" && find . -type f | sort)
+	[ "$left" = "./etc/rxe/rxe.conf" ] || { echo "left behind: $left"; false; }
+}
+
+@test "make dist makes a versioned tarball that builds with the user's CFLAGS and knows its version" {
+	command -v git >/dev/null || skip "no git"
+	version=$("$RXECTL" --version | cut -d' ' -f2)
+	work="$BATS_TEST_TMPDIR/dist"
+	mkdir -p "$work"
+	# dist archives the committed tree (HEAD)
+	run -0 make -C "$TOP" dist DISTDIR="$work"
+	[ -f "$work/rxectl-$version.tar.gz" ]
+	tar -C "$work" -xzf "$work/rxectl-$version.tar.gz"
+	[ "$(cat "$work/rxectl-$version/VERSION")" = "$version" ]
+	[ ! -e "$work/rxectl-$version/.git" ]
+	# required flags survive CFLAGS from the command line
+	run -0 make -C "$work/rxectl-$version" -j2 rxectl CFLAGS="-O0 -g0"
+	run -0 "$work/rxectl-$version/rxectl" --version
+	[ "$output" = "rxectl $version" ]
+}
+
+# complete WORDS...: the completions bash offers for the last word.
+complete_words() {
+	bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _rxectl
+		 printf "%s\n" "${COMPREPLY[@]}"' _ "$TOP/completion/rxectl.bash" "$@"
+}
+
+@test "completion: commands, then a command's options from its --help" {
+	run -0 complete_words "$RXECTL" st
+	[ "$output" = status ]
+	run -0 complete_words "$RXECTL" ""
+	for c in up down status enable disable monitor udev-env ping doctor test gid help; do
+		grep -qx "$c" <<< "$output"
+	done
+	run -0 complete_words "$RXECTL" up --
+	[ "$(sort <<< "$output" | tr '\n' ' ')" = "--config --help --json --name --verbose --wait " ]
+	run -0 complete_words "$RXECTL" ping --c
+	[ "$(sort <<< "$output" | tr '\n' ' ')" = "--config --count " ]
+}
+
+@test "completion: netdevs after up, netdevs and RDMA devices after down, files after -c" {
+	run -0 complete_words "$RXECTL" -c /tmp/x up l
+	grep -qx lo <<< "$output"
+	run -0 complete_words "$RXECTL" down l
+	grep -qx lo <<< "$output"
+	touch "$BATS_TEST_TMPDIR/my.conf"
+	run -0 complete_words "$RXECTL" status -c "$BATS_TEST_TMPDIR/my"
+	[ "$output" = "$BATS_TEST_TMPDIR/my.conf" ]
+	run -0 complete_words "$RXECTL" up lo --wait ""
+	[ -z "$output" ]
+}
