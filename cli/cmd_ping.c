@@ -20,6 +20,7 @@
 #include "rxe.h"
 #include "rxectl.h"
 #include "version.h"
+#include "escape.h"
 
 #define CTRL_AREA 64	/* after the two data halves: [0,16) send, [32,48) receive */
 
@@ -437,15 +438,19 @@ static void print_facts_text(struct output *o, const struct client *cl)
 {
 	const struct ping_facts *l = &cl->c.local, *p = &cl->c.peer;
 	char lg[INET6_ADDRSTRLEN], pg[INET6_ADDRSTRLEN], ln[16], pn[16], la[16], pa[16];
+	char pv[4 * sizeof(p->version)], pd[4 * sizeof(p->device)];
 
 	if (output_is_json(o))
 		return;
+	/* the peer's strings came over the network: no control characters to the terminal */
+	str_escape(p->version, pv, sizeof(pv));
+	str_escape(p->device, pd, sizeof(pd));
 	ping_gid_str(l->gid, lg, sizeof(lg));
 	ping_gid_str(p->gid, pg, sizeof(pg));
 #define NUM(buf, v) (snprintf(buf, sizeof(buf), v ? "%u" : "unknown", v), buf)
 	out_text(o, "%-16s %-24s %s\n", "", "this side", cl->o->target);
-	out_text(o, "%-16s %-24s %s\n", "rxectl", l->version, p->version);
-	out_text(o, "%-16s %-24s %s\n", "device", l->device, p->device);
+	out_text(o, "%-16s %-24s %s\n", "rxectl", l->version, pv);
+	out_text(o, "%-16s %-24s %s\n", "device", l->device, pd);
 	out_text(o, "%-16s %-24s %s\n", "driver", ping_driver_str(l->driver),
 		 ping_driver_str(p->driver));
 	out_text(o, "%-16s %-24s %s\n", "GID", lg, pg);
@@ -974,8 +979,11 @@ static void handle_request(struct listener *ls, struct rdma_cm_event *ev)
 			 r == 0 ? "no confirmation before the timeout" : r == -EINTR ? "signal" :
 			 cm_why);
 	} else {
+		char dev[4 * sizeof(cf.device)];
+
 		out_text(ls->ctx->out, "%s: connected (%s, %s, netdev MTU %u, RoCE MTU %u)\n", who,
-			 cf.device, ping_driver_str(cf.driver), cf.netdev_mtu, cf.active_mtu);
+			 str_escape(cf.device, dev, sizeof(dev)), ping_driver_str(cf.driver),
+			 cf.netdev_mtu, cf.active_mtu);
 		fflush(stdout);
 		serve(ls, &c, who);
 		ls->served++;

@@ -100,7 +100,7 @@ bool diag_find_uverbs(const char *ibdev, char *name, size_t len)
 		if (strncmp(e->d_name, "uverbs", 6))
 			continue;
 		snprintf(path, sizeof(path), "/sys/class/infiniband_verbs/%s/ibdev", e->d_name);
-		f = fopen(path, "r");
+		f = fopen(path, "re");
 		if (!f)
 			continue;
 		if (fgets(buf, sizeof(buf), f))
@@ -119,7 +119,7 @@ bool diag_find_uverbs(const char *ibdev, char *name, size_t len)
 /* One line of a sysfs file into buf ("" if it cannot be read). */
 static void read_line(const char *path, char *buf, size_t len)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen(path, "re");
 
 	buf[0] = '\0';
 	if (!f)

@@ -21,6 +21,7 @@
 #include <infiniband/verbs.h>
 #include <systemd/sd-bus.h>
 
+#include "run_tool.h"
 #include "config.h"
 #include "diag.h"
 #include "doctor.h"
@@ -108,7 +109,7 @@ static bool find_install_line(const char *name, char *file, size_t len)
 		if (glob(pattern, 0, NULL, &g) != 0)
 			continue;
 		for (size_t k = 0; k < g.gl_pathc; k++) {
-			FILE *f = fopen(g.gl_pathv[k], "r");
+			FILE *f = fopen(g.gl_pathv[k], "re");
 			char line[512], w1[64], w2[128];
 
 			while (f && fgets(line, sizeof(line), f))
@@ -218,7 +219,7 @@ static void check_provider(struct doctor *d)
 	snprintf(pattern, sizeof(pattern), "%s/*.driver", cfgdir);
 	if (glob(pattern, 0, NULL, &g) == 0) {
 		for (size_t i = 0; i < g.gl_pathc && !driver; i++) {
-			FILE *f = fopen(g.gl_pathv[i], "r");
+			FILE *f = fopen(g.gl_pathv[i], "re");
 			char line[256], w1[32], w2[64];
 
 			while (f && !driver && fgets(line, sizeof(line), f))
@@ -613,36 +614,6 @@ static void check_target(struct doctor *d, const struct target *t)
 
 /* --- firewall -------------------------------------------------------------------------- */
 
-/* Run a tool and read all it prints on stdout; its status in *status. */
-static char *run_tool(const char *cmd, int *status)
-{
-	FILE *p = popen(cmd, "r");
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-
-	*status = -1;
-	if (!p)
-		return NULL;
-	for (;;) {
-		if (len + 4096 + 1 > cap) {
-			char *nb = realloc(buf, cap = cap ? cap * 2 : 65536);
-
-			if (!nb)
-				break;
-			buf = nb;
-		}
-		size_t r = fread(buf + len, 1, cap - len - 1, p);
-
-		if (r == 0)
-			break;
-		len += r;
-	}
-	if (buf)
-		buf[len] = '\0';
-	*status = pclose(p);
-	return buf;
-}
-
 static bool have_tool(const char *name, char *path, size_t len)
 {
 	static const char *const dirs[] = { "/usr/sbin", "/sbin", "/usr/bin", "/bin" };
@@ -657,7 +628,7 @@ static bool have_tool(const char *name, char *path, size_t len)
 
 static bool file_nonempty(const char *path)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen(path, "re");
 	int c = f ? fgetc(f) : EOF;
 
 	if (f)
@@ -702,7 +673,7 @@ static void report_fw(struct doctor *d, const struct fw_finding *f, bool nft)
 
 static void check_firewall(struct doctor *d)
 {
-	char path[128], cmd[256];
+	char path[128];
 	struct fw_finding f, maybe = { .verdict = FW_ACCEPT };
 	bool maybe_nft = false, read_any = false, denied = false;
 	int status;
@@ -715,8 +686,9 @@ static void check_firewall(struct doctor *d)
 			    module_state("nf_tables") != MODULE_AVAILABLE;
 
 	if (nft_possible && have_tool("nft", path, sizeof(path))) {
-		snprintf(cmd, sizeof(cmd), "%s -j list ruleset 2>/dev/null", path);
-		out = run_tool(cmd, &status);
+		const char *const nft[] = { path, "-j", "list", "ruleset", NULL };
+
+		out = spawn_capture(nft, &status);
 		if (status == 0 && out && fw_analyze_nft_json(out, &f) == 0) {
 			read_any = true;
 			if (f.verdict == FW_DROP) {
@@ -750,8 +722,9 @@ static void check_firewall(struct doctor *d)
 			if (!have_tool(i ? "ip6tables-save" : "iptables-save", path, sizeof(path)))
 				continue;
 		}
-		snprintf(cmd, sizeof(cmd), "%s 2>/dev/null", path);
-		out = run_tool(cmd, &status);
+		const char *const save[] = { path, NULL };
+
+		out = spawn_capture(save, &status);
 		if (status == 0 && out && fw_analyze_iptables_save(out, legacy[i][2], &f) == 0) {
 			read_any = true;
 			if (f.verdict == FW_DROP) {
@@ -786,7 +759,7 @@ static void check_firewall(struct doctor *d)
 
 static bool have_cap_ipc_lock(void)
 {
-	FILE *f = fopen("/proc/self/status", "r");
+	FILE *f = fopen("/proc/self/status", "re");
 	char line[256];
 	unsigned long long eff = 0;
 	bool found = false;
@@ -844,7 +817,7 @@ static bool service_dropin_memlock(uint64_t *lim, char *file, size_t len)
 		if (glob(pattern, 0, NULL, &g) != 0)
 			continue;
 		for (size_t k = 0; k < g.gl_pathc; k++) {	/* sorted: the last one wins */
-			FILE *f = fopen(g.gl_pathv[k], "r");
+			FILE *f = fopen(g.gl_pathv[k], "re");
 			char line[256];
 
 			while (f && fgets(line, sizeof(line), f)) {

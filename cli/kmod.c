@@ -37,7 +37,7 @@ static int sys_module_exists(const char *name)
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/sys/module/%s", name);
-	f = fopen(path, "r");
+	f = fopen(path, "re");
 	if (!f)
 		return errno == EISDIR;	/* a directory: it exists */
 	fclose(f);
@@ -120,7 +120,7 @@ int modules_load_rxe(void)
 
 int rxe_driver_version(char *buf, size_t len)
 {
-	FILE *f = fopen("/sys/module/rdma_rxe/version", "r");
+	FILE *f = fopen("/sys/module/rdma_rxe/version", "re");
 
 	if (len)
 		buf[0] = '\0';

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <systemd/sd-journal.h>
 
+#include "escape.h"
 #include "log.h"
 
 /* The only process-wide state in rxectl: set once in main(). */
@@ -62,11 +63,17 @@ static int stderr_is_journal(void)
 
 void log_vmsg(int level, const char *fmt, va_list ap)
 {
-	char msg[2048];
+	char raw[2048], msg[2048];
 
 	if (level >= LOG_DEBUG && log_state.verbose <= 0)
 		return;
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	/* Messages quote config values, file contents and peers' strings: no control characters
+	 * reach the terminal or the journal (messages are one line each, so none is lost). */
+	if (str_needs_escape(raw))
+		str_escape(raw, msg, sizeof(msg));
+	else
+		memcpy(msg, raw, sizeof(msg));
 	if (level <= LOG_ERR && !log_state.first_error[0])
 		memcpy(log_state.first_error, msg, sizeof(msg));
 

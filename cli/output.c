@@ -6,6 +6,7 @@
 #include <string.h>
 #include <json-c/json.h>
 
+#include "escape.h"
 #include "output.h"
 
 #define OUT_DEPTH 16
@@ -137,7 +138,11 @@ void out_str(struct output *o, const char *key, const char *fmt, const char *val
 		if (key)
 			json_add(o, key, val ? json_object_new_string(val) : NULL);
 	} else if (fmt) {
-		fprintf(o->fp, fmt, val ? val : "");
+		char esc[1024];
+
+		/* values may come from the network, files or the kernel: no control characters */
+		fprintf(o->fp, fmt, val && str_needs_escape(val) ? str_escape(val, esc, sizeof(esc))
+			: val ? val : "");
 	}
 }
 

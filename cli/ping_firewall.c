@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "run_tool.h"
 #include "doctor.h"
 #include "ping.h"
 
@@ -18,37 +19,20 @@ static char *read_ruleset(void)
 {
 	static const char *const tools[] = { "/usr/sbin/nft", "/sbin/nft", "/usr/bin/nft" };
 	const char *tool = NULL;
-	char *buf = NULL, cmd[64];
-	size_t len = 0, cap = 0;
-	FILE *p;
+	char *buf;
+	int status;
 
 	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]) && !tool; i++)
 		if (access(tools[i], X_OK) == 0)
 			tool = tools[i];
 	if (!tool)
 		return NULL;
-	snprintf(cmd, sizeof(cmd), "%s -j list ruleset 2>/dev/null", tool);
-	p = popen(cmd, "r");
-	if (!p)
-		return NULL;
-	for (;;) {
-		size_t r;
+	{
+		const char *const argv[] = { tool, "-j", "list", "ruleset", NULL };
 
-		if (len + 4097 > cap) {
-			char *nb = realloc(buf, cap = cap ? cap * 2 : 65536);
-
-			if (!nb)
-				break;
-			buf = nb;
-		}
-		r = fread(buf + len, 1, cap - len - 1, p);
-		if (r == 0)
-			break;
-		len += r;
+		buf = spawn_capture(argv, &status);
 	}
-	if (buf)
-		buf[len] = '\0';
-	if (pclose(p) != 0) {
+	if (status != 0) {
 		free(buf);
 		return NULL;
 	}

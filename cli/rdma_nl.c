@@ -176,7 +176,7 @@ int rdma_nl_open(struct rdma_nl **out)
 
 	if (!nl)
 		return -ENOMEM;
-	nl->sock = mnl_socket_open(NETLINK_RDMA);
+	nl->sock = mnl_socket_open2(NETLINK_RDMA, SOCK_CLOEXEC);
 	if (!nl->sock) {
 		err = -errno;
 		free(nl);

@@ -20,7 +20,7 @@ static bool sysfs_attr_is(const char *dev, const char *attr, const char *want)
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/%s", dev, attr);
-	f = fopen(path, "r");
+	f = fopen(path, "re");
 	if (!f)
 		return false;
 	if (!fgets(buf, sizeof(buf), f))

@@ -214,3 +214,15 @@ no_rdma_kernel() {
 	run "$RXECTL" down
 	[[ "${lines[0]}" == "rxectl: "* ]]
 }
+
+@test "a config value with terminal escapes is printed with them escaped" {
+	printf '[lo]\nname = a\033[31mred\007\n' > "$RXECTL_CONFIG"
+	run -2 --separate-stderr "$RXECTL" status
+	[[ "$stderr" == *"name 'a\\x1b[31mred\\x07' may only contain"* ]]
+	! grep -q $'\033' <<< "$stderr"
+}
+
+@test "no tool is run through a shell (no popen or system in cli/)" {
+	run grep -n -E '\b(popen|system)\(' "$BATS_TEST_DIRNAME"/../../cli/*.c
+	[ "$status" -eq 1 ]
+}
