@@ -83,6 +83,21 @@ tests/unit/test_%: tests/unit/test_%.c $(LIB_OBJS)
 
 unit: $(UNIT_BINS)
 
+# fuzz: libFuzzer harnesses (clang, ASan, UBSan) of the config reader and editor, the RDMA
+# netlink parsers and the ping wire format; tests/fuzz/run runs each for FUZZ_SECONDS.
+FUZZ_CC ?= clang
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	-std=gnu11 -D_GNU_SOURCE -Icli $(PC_CFLAGS)
+FUZZ_BINS := tests/fuzz/fuzz_config tests/fuzz/fuzz_rdma_nl tests/fuzz/fuzz_ping
+tests/fuzz/fuzz_config: cli/config.c cli/config_line.c cli/config_edit.c cli/names.c cli/log.c \
+	cli/escape.c
+tests/fuzz/fuzz_rdma_nl: cli/rdma_nl.c cli/log.c cli/escape.c
+tests/fuzz/fuzz_ping: cli/ping_proto.c cli/escape.c
+$(FUZZ_BINS): tests/fuzz/fuzz_%: tests/fuzz/fuzz_%.c
+	$(quiet) FUZZ $@
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^ $(RXECTL_LDLIBS)
+fuzz: $(FUZZ_BINS)
+
 # KVER: a kernel version or a test bed row (tests/vm/rows: 6.1, 6.1-cloud, 6.12, 6.12-cloud,
 # newest); other kernels than the default build in driver/build/KVER/.
 driver:
@@ -92,14 +107,14 @@ deps:
 	./scripts/setup-deps
 
 # check: every test. Host tests first (fast), then the VM test bed.
-check: rxectl unit
+check: rxectl unit fuzz
 	tests/run-all
 
 # check-kernels: the bundled driver and rxectl on every other kernel row (tests/vm/rows).
 check-kernels: rxectl
 	tests/vm/check-kernels
 
-check-host: rxectl unit
+check-host: rxectl unit fuzz
 	tests/run-all --host-only
 
 install: rxectl
@@ -172,9 +187,9 @@ dist:
 		ret=$$?; rm -rf $$tmp; exit $$ret
 
 clean:
-	rm -f rxectl cli/*.o cli/*.d cli/version.h tests/unit/*.d $(UNIT_BINS)
+	rm -f rxectl cli/*.o cli/*.d cli/version.h tests/unit/*.d $(UNIT_BINS) $(FUZZ_BINS)
 	-$(MAKE) -C driver clean KVER=$(KVER) >/dev/null 2>&1
 
-.PHONY: all unit driver deps check check-host check-kernels install uninstall dist deb clean FORCE
+.PHONY: all unit fuzz driver deps check check-host check-kernels install uninstall dist deb clean FORCE
 
 -include $(CLI_SRCS:.c=.d)
