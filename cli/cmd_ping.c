@@ -21,6 +21,7 @@
 #include "rxectl.h"
 #include "version.h"
 #include "escape.h"
+#include "util.h"
 
 #define CTRL_AREA 64	/* after the two data halves: [0,16) send, [32,48) receive */
 
@@ -52,17 +53,9 @@ struct ping_conn {
 	char netdev[IF_NAMESIZE];
 };
 
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static int ms_left(int64_t deadline)
 {
-	int64_t left = deadline - now_ns();
+	int64_t left = deadline - mono_ns();
 
 	if (left <= 0)
 		return 0;
@@ -320,7 +313,7 @@ static bool op_failed(struct client *cl, const char *op, uint32_t size, enum pin
 /* Wait for `n` completions; the receive one (if any) is copied to *rwc. */
 static bool reap(struct client *cl, const char *op, uint32_t size, int n, struct ibv_wc *rwc)
 {
-	int64_t deadline = now_ns() + (int64_t)cl->o->timeout * 1000000000;
+	int64_t deadline = mono_ns() + (int64_t)cl->o->timeout * 1000000000;
 
 	while (n > 0) {
 		struct ibv_wc wc;
@@ -376,25 +369,25 @@ static bool one_op(struct client *cl, const char *op, uint32_t size, uint32_t se
 		ping_pattern_fill(half_a(c), size, seed);
 		memset(half_b(c), 0, size);
 		r = post_recv(c, half_b(c), c->size);
-		t0 = now_ns();
+		t0 = mono_ns();
 		if (r == 0)
 			r = post_send(c, IBV_WR_SEND_WITH_IMM, half_a(c), size, PING_OP_ECHO);
 		if (r < 0)
 			return op_failed(cl, op, size, PING_RES_LOCAL, NULL, r);
 		if (!reap(cl, op, size, 2, &wc))
 			return false;
-		*ns = now_ns() - t0;
+		*ns = mono_ns() - t0;
 		bad = wc.byte_len != size ? (long)(wc.byte_len < size ? wc.byte_len : size) :
 			ping_pattern_check(half_b(c), size, seed);
 	} else if (!strcmp(op, "write")) {
 		ping_pattern_fill(half_a(c), size, seed);
-		t0 = now_ns();
+		t0 = mono_ns();
 		r = post_send(c, IBV_WR_RDMA_WRITE, half_a(c), size, 0);
 		if (r < 0)
 			return op_failed(cl, op, size, PING_RES_LOCAL, NULL, r);
 		if (!reap(cl, op, size, 1, NULL))
 			return false;
-		*ns = now_ns() - t0;
+		*ns = mono_ns() - t0;
 		if (!control(cl, op, size, PING_OP_VERIFY, seed, &st))
 			return false;
 		bad = st ? (long)st - 1 : -1;
@@ -402,13 +395,13 @@ static bool one_op(struct client *cl, const char *op, uint32_t size, uint32_t se
 		if (!control(cl, op, size, PING_OP_FILL, seed, &st))
 			return false;
 		memset(half_b(c), 0, size);
-		t0 = now_ns();
+		t0 = mono_ns();
 		r = post_send(c, IBV_WR_RDMA_READ, half_b(c), size, 0);
 		if (r < 0)
 			return op_failed(cl, op, size, PING_RES_LOCAL, NULL, r);
 		if (!reap(cl, op, size, 1, NULL))
 			return false;
-		*ns = now_ns() - t0;
+		*ns = mono_ns() - t0;
 		bad = ping_pattern_check(half_b(c), size, seed);
 	}
 	if (bad >= 0) {
@@ -503,7 +496,7 @@ static bool sweep(struct client *cl)
 {
 	static const char *const ops[] = { "send", "write", "read" };
 	struct output *o = cl->ctx->out;
-	uint32_t seed = (uint32_t)now_ns();
+	uint32_t seed = (uint32_t)mono_ns();
 
 	out_arr_begin(o, "results");
 	for (size_t s = 0; s < cl->o->n_sizes; s++) {
@@ -636,7 +629,7 @@ static int client_connect(struct client *cl, struct addrinfo *ai)
 		return -1;
 	}
 	cl->fail.stage = PING_STAGE_ADDR;
-	deadline = now_ns() + (int64_t)(tmo + 1000) * 1000000;
+	deadline = mono_ns() + (int64_t)(tmo + 1000) * 1000000;
 	if (rdma_resolve_addr(cl->c.id, NULL, ai->ai_addr, tmo)) {
 		cl->fail.err = -errno;
 		return -1;
@@ -645,7 +638,7 @@ static int client_connect(struct client *cl, struct addrinfo *ai)
 		return -1;
 	rdma_ack_cm_event(ev);
 	cl->fail.stage = PING_STAGE_ROUTE;
-	deadline = now_ns() + (int64_t)(tmo + 1000) * 1000000;
+	deadline = mono_ns() + (int64_t)(tmo + 1000) * 1000000;
 	if (rdma_resolve_route(cl->c.id, tmo)) {
 		cl->fail.err = -errno;
 		return -1;
@@ -667,7 +660,7 @@ static int client_connect(struct client *cl, struct addrinfo *ai)
 	ping_facts_encode(&cl->c.local, pd, sizeof(pd));
 	cp.private_data = pd;
 	cp.private_data_len = sizeof(pd);
-	deadline = now_ns() + (int64_t)tmo * 1000000;
+	deadline = mono_ns() + (int64_t)tmo * 1000000;
 	if (rdma_connect(cl->c.id, &cp)) {
 		cl->fail.err = -errno;
 		return -1;
@@ -835,7 +828,7 @@ static void serve(struct listener *ls, struct ping_conn *c, const char *who)
 		uint32_t op;
 
 		r = wait_wc(c, ls->ch, ls->sigfd,
-			    now_ns() + (int64_t)ls->o->timeout * 3 * 1000000000, &wc, &ev);
+			    mono_ns() + (int64_t)ls->o->timeout * 3 * 1000000000, &wc, &ev);
 		if (r == -EPIPE) {
 			if (serve_cm_event(ls, c, ev))
 				break;
@@ -953,7 +946,7 @@ static void handle_request(struct listener *ls, struct rdma_cm_event *ev)
 	const char *cm_why = "RDMA CM error";
 
 	for (;;) {
-		r = wait_cm(ls->ch, ls->sigfd, now_ns() + (int64_t)ls->o->timeout * 1000000000, &e2);
+		r = wait_cm(ls->ch, ls->sigfd, mono_ns() + (int64_t)ls->o->timeout * 1000000000, &e2);
 		if (r <= 0)
 			break;
 		bool mine = e2->id == c.id;

@@ -13,6 +13,7 @@
 #include "config_line.h"
 #include "log.h"
 #include "names.h"
+#include "util.h"
 
 struct parse_state {
 	const char *label;
@@ -53,7 +54,7 @@ static const struct conf_key conf_keys[] = {
 	{ "name", set_name },
 };
 
-#define N_KEYS (sizeof(conf_keys) / sizeof(conf_keys[0]))
+#define N_KEYS ARRAY_SIZE(conf_keys)
 
 static void set_error(struct parse_state *st, unsigned int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -9,6 +9,7 @@
 
 #include "doctor.h"
 #include "output.h"
+#include "util.h"
 
 static char *vfmt(const char *fmt, va_list ap)
 {
@@ -824,7 +825,7 @@ int fw_analyze_iptables_save(const char *text, const char *label, struct fw_find
 			p.n++;
 		}
 	}
-	for (size_t i = 0; i < sizeof(path) / sizeof(path[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(path); i++) {
 		struct fw_finding drop = { .verdict = FW_ACCEPT };
 		enum chain_end end;
 

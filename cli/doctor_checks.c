@@ -30,6 +30,7 @@
 #include "log.h"
 #include "names.h"
 #include "rxe.h"
+#include "util.h"
 
 struct doctor {
 	struct rxectl *ctx;
@@ -101,7 +102,7 @@ static bool find_install_line(const char *name, char *file, size_t len)
 	static const char *const dirs[] = { "/etc/modprobe.d", "/run/modprobe.d",
 		"/usr/local/lib/modprobe.d", "/usr/lib/modprobe.d", "/lib/modprobe.d" };
 
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
 		char pattern[128];
 		glob_t g;
 
@@ -618,7 +619,7 @@ static bool have_tool(const char *name, char *path, size_t len)
 {
 	static const char *const dirs[] = { "/usr/sbin", "/sbin", "/usr/bin", "/bin" };
 
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
 		snprintf(path, len, "%s/%s", dirs[i], name);
 		if (access(path, X_OK) == 0)
 			return true;
@@ -808,7 +809,7 @@ static bool service_dropin_memlock(uint64_t *lim, char *file, size_t len)
 		"/run/systemd/system/service.d", "/usr/local/lib/systemd/system/service.d",
 		"/usr/lib/systemd/system/service.d", "/lib/systemd/system/service.d" };
 
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
 		char pattern[96];
 		bool found = false;
 		glob_t g;

@@ -11,6 +11,7 @@
 #include "driver.h"
 #include "kmod.h"
 #include "log.h"
+#include "util.h"
 
 static struct kmod_ctx *kctx_new(void)
 {
@@ -140,7 +141,7 @@ const char *rxe_driver_kind(void)
 	if (!sys_module_exists("rdma_rxe"))
 		return NULL;
 	rxe_driver_version(v, sizeof(v));
-	return strncmp(v, "rxectl-bundled", 14) == 0 ? "bundled" : "in-tree";
+	return rxe_is_bundled_version(v) ? "bundled" : "in-tree";
 }
 
 int module_load_policy(const char *name, char *install_cmd, size_t len, int *blacklisted)

@@ -8,6 +8,7 @@
 #include "run_tool.h"
 #include "doctor.h"
 #include "ping.h"
+#include "util.h"
 
 /*
  * The doctor (issue 3) owns the firewall rules: fw_analyze_nft_json() is its
@@ -22,7 +23,7 @@ static char *read_ruleset(void)
 	char *buf;
 	int status;
 
-	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]) && !tool; i++)
+	for (size_t i = 0; i < ARRAY_SIZE(tools) && !tool; i++)
 		if (access(tools[i], X_OK) == 0)
 			tool = tools[i];
 	if (!tool)

@@ -11,6 +11,7 @@
 
 #include "log.h"
 #include "rdma_nl.h"
+#include "util.h"
 
 #ifndef NETLINK_EXT_ACK
 #define NETLINK_EXT_ACK 11
@@ -471,7 +472,7 @@ const char *rdma_port_state_str(uint8_t state)
 		[4] = "ACTIVE", [5] = "ACTIVE_DEFER",
 	};
 
-	return state < sizeof(names) / sizeof(names[0]) ? names[state] : "UNKNOWN";
+	return state < ARRAY_SIZE(names) ? names[state] : "UNKNOWN";
 }
 
 const char *rdma_phys_state_str(uint8_t phys_state)
@@ -482,7 +483,7 @@ const char *rdma_phys_state_str(uint8_t phys_state)
 		[7] = "PHY_TEST",
 	};
 
-	return phys_state < sizeof(names) / sizeof(names[0]) ? names[phys_state] : "UNKNOWN";
+	return phys_state < ARRAY_SIZE(names) ? names[phys_state] : "UNKNOWN";
 }
 
 static int sys_cb(const struct nlmsghdr *nlh, void *data)

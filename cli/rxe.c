@@ -13,6 +13,7 @@
 #include "log.h"
 #include "output.h"
 #include "rxe.h"
+#include "util.h"
 
 static bool sysfs_attr_is(const char *dev, const char *attr, const char *want)
 {
@@ -49,7 +50,7 @@ static bool is_rxe(struct rdma_nl *nl, const struct rdma_dev_info *dev)
 		return id == RDMA_DRIVER_RXE;
 	if (sysfs_attr_is(dev->name, "parent", NULL))
 		return true;
-	if (!strncmp(dev->fw_version, "rxectl-bundled", 14))
+	if (rxe_is_bundled_version(dev->fw_version))
 		return true;
 	return sysfs_attr_is(dev->name, "node_desc", "rxe");
 }

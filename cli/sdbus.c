@@ -10,6 +10,7 @@
 
 #include "log.h"
 #include "sdbus.h"
+#include "util.h"
 
 #define SD_DEST  "org.freedesktop.systemd1"
 #define SD_PATH  "/org/freedesktop/systemd1"
@@ -169,13 +170,6 @@ static int on_job_removed(sd_bus_message *m, void *userdata, sd_bus_error *ret_e
 	return 0;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int unit_job(const char *method, const char *unit, int timeout)
 {
@@ -215,9 +209,9 @@ static int unit_job(const char *method, const char *unit, int timeout)
 	}
 	snprintf(w.path, sizeof(w.path), "%s", path);
 	log_debug("systemd job %s: %s", w.path, what);
-	deadline = now() + timeout;
+	deadline = mono_sec() + timeout;
 	while (!w.done) {
-		double left = deadline - now();
+		double left = deadline - mono_sec();
 
 		err = sd_bus_process(bus, NULL);
 		if (err < 0) {

@@ -12,6 +12,7 @@
 
 #include "log.h"
 #include "selftest.h"
+#include "util.h"
 
 #define BUF_SIZE	8192
 #define ATOMIC_OFF	6144		/* 8-byte aligned word used by the atomics */
@@ -30,10 +31,7 @@ struct lb {
 
 static uint64_t now_usec(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+	return (uint64_t)mono_ns() / 1000u;
 }
 
 static void set_detail(struct st_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
