@@ -165,9 +165,10 @@ uninstall:
 	@for f in man/*.8 man/*.5; do [ -f "$$f" ] || continue; sec=$${f##*.}; \
 		echo "rm -f $(DESTDIR)$(MANDIR)/man$$sec/$${f#man/}"; \
 		rm -f "$(DESTDIR)$(MANDIR)/man$$sec/$${f#man/}"; done
-	rm -f $(DESTDIR)$(SYSCONFDIR)/modules-load.d/rxe.conf \
-		$(DESTDIR)$(SYSCONFDIR)/security/limits.d/50-rxe-memlock.conf \
-		$(DESTDIR)$(SYSCONFDIR)/systemd/system/service.d/50-rxe-memlock.conf
+	rm -f $(DESTDIR)$(PREFIX)/share/rxectl/modules-load.conf \
+		$(DESTDIR)$(PREFIX)/share/rxectl/memlock.conf \
+		$(DESTDIR)$(SYSCONFDIR)/security/limits.d/50-rxe-memlock.conf
+	-rmdir $(DESTDIR)$(PREFIX)/share/rxectl 2>/dev/null
 	@for f in systemd/*.service systemd/*.target; do [ -f "$$f" ] || continue; \
 		echo "rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/$${f#systemd/}"; \
 		rm -f "$(DESTDIR)$(SYSTEMDUNITDIR)/$${f#systemd/}"; done
