@@ -169,9 +169,9 @@ static int begin_edit(struct rxectl *ctx, const char *cmd, int argc, char **argv
 
 int cmd_enable(struct rxectl *ctx, int argc, char **argv)
 {
-	const char *netdev = NULL, *name = NULL;
+	const char *netdev = NULL, *name = NULL, *name_check, *why;
 	const struct rxe_conf_entry *other;
-	char unit[128], *text = NULL, *edited = NULL;
+	char unit[128], defname[RXE_IBDEV_NAME_MAX], *text = NULL, *edited = NULL;
 	struct rxe_conf conf = { 0 };
 	bool now_ = false, changed = false, units_changed = false;
 	int ret, lock_fd = -1;
@@ -180,10 +180,21 @@ int cmd_enable(struct rxectl *ctx, int argc, char **argv)
 			 &lock_fd, &text, &conf);
 	if (ret >= 0)
 		goto out;
-	other = name ? config_find_name(&conf, name) : NULL;
+	/* A new section without --name gets the default name: it must be valid and free. */
+	name_check = name;
+	if (!name && !config_find_netdev(&conf, netdev) &&
+	    default_ibdev_name(netdev, defname, sizeof(defname)) == 0) {
+		name_check = defname;
+		if ((why = ibdev_name_invalid(defname))) {
+			ret = log_error(RXECTL_USAGE, "the default device name of %s, %s, %s; give "
+					"one with --name.", netdev, defname, why);
+			goto out;
+		}
+	}
+	other = name_check ? config_find_name(&conf, name_check) : NULL;
 	if (other && strcmp(other->netdev, netdev)) {
 		ret = log_error(RXECTL_USAGE, "the device name %s is already given to %s (line %u of "
-				"%s); choose another with --name.", name, other->netdev, other->line,
+				"%s); choose another with --name.", name_check, other->netdev, other->line,
 				ctx->config_path);
 		goto out;
 	}

@@ -64,6 +64,15 @@ no_systemd() {
 	[ "$(stat -c %i "$RXECTL_CONFIG")" = "$before" ]
 }
 
+@test "enable without --name refuses a default name another netdev already has, or an invalid one" {
+	printf '[eth1]\nname = rxe_eth0\n' > "$RXECTL_CONFIG"
+	run -2 "$RXECTL" enable eth0
+	[[ "$output" == *"the device name rxe_eth0 is already given to eth1"* ]]
+	run -2 "$RXECTL" enable 'vlan@x'
+	[[ "$output" == *"the default device name of vlan@x, rxe_vlan@x, may only contain"*"--name"* ]]
+	[ "$(cat "$RXECTL_CONFIG")" = "$(printf '[eth1]\nname = rxe_eth0')" ]
+}
+
 @test "enable refuses a device name another netdev already has" {
 	run -2 "$RXECTL" enable eth0 --name roce1
 	[[ "$output" == *"the device name roce1 is already given to eth1"* ]]
