@@ -34,6 +34,18 @@ struct rdma_nl *ctx_rdma_nl(struct rxectl *ctx)
 	return NULL;
 }
 
+int ctx_rdma_nl_try(struct rxectl *ctx)
+{
+	int err;
+
+	if (ctx->rnl)
+		return 0;
+	err = rdma_nl_open(&ctx->rnl);
+	if (err)
+		ctx->rnl = NULL;
+	return err;
+}
+
 struct netdev_ctx *ctx_netdev(struct rxectl *ctx)
 {
 	int err;

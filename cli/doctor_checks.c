@@ -19,9 +19,9 @@
 #include <linux/if.h>
 #include <linux/rtnetlink.h>
 #include <infiniband/verbs.h>
-#include <systemd/sd-bus.h>
 
 #include "run_tool.h"
+#include "sdbus.h"
 #include "config.h"
 #include "diag.h"
 #include "doctor.h"
@@ -36,7 +36,7 @@ struct doctor {
 	struct rxectl *ctx;
 	struct checklist l;
 	struct utsname uts;
-	bool rdma;			/* RDMA netlink is open (ctx->rnl) */
+	bool rdma;			/* RDMA netlink is open (ctx_rdma_nl_try() succeeded) */
 	bool rdma_unloaded;		/* ib_core is a module not loaded yet: no device can exist */
 	const char *no_rdma_why;	/* why not, for the skips */
 	struct rxe_dev *devs;
@@ -67,14 +67,13 @@ static void check_kernel(struct doctor *d)
 		    "`rxectl up` loads it.", d->uts.release);
 		return;
 	}
-	err = rdma_nl_open(&d->ctx->rnl);
+	err = ctx_rdma_nl_try(d->ctx);
 	if (err == 0) {
 		d->rdma = true;
 		ADD(d, "kernel.rdma", CHECK_PASS, NULL, NULL,
 		    "kernel %s has the RDMA core (ib_core) and RDMA netlink.", d->uts.release);
 		return;
 	}
-	d->ctx->rnl = NULL;
 	if (err == -EPROTONOSUPPORT && module_state("ib_core") == MODULE_AVAILABLE) {
 		d->no_rdma_why = "ib_core is not loaded yet, so no RDMA device can exist (kernel.rdma)";
 		ADD(d, "kernel.rdma", CHECK_PASS, NULL, NULL,
@@ -263,7 +262,7 @@ static void check_netns(struct doctor *d)
 		ADD(d, "netns.mode", CHECK_SKIP, NULL, NULL, "skipped: %s.", d->no_rdma_why);
 		return;
 	}
-	err = rdma_nl_netns_mode(d->ctx->rnl, &shared);
+	err = rdma_nl_netns_mode(ctx_rdma_nl(d->ctx), &shared);
 	if (err < 0 || shared < 0)
 		ADD(d, "netns.mode", CHECK_SKIP, NULL, NULL,
 		    "skipped: this kernel does not report the RDMA netns mode (%s).",
@@ -842,24 +841,12 @@ static bool service_dropin_memlock(uint64_t *lim, char *file, size_t len)
 /* What services get: a service.d drop-in's LimitMEMLOCK=, else systemd's DefaultLimitMEMLOCK. */
 static int service_memlock(uint64_t *soft, char *from, size_t len)
 {
-	sd_bus *bus = NULL;
-	sd_bus_error e = SD_BUS_ERROR_NULL;
-	int r;
-
 	if (access("/run/systemd/system", F_OK) != 0)
 		return -ENOENT;
 	if (service_dropin_memlock(soft, from, len))
 		return 0;
 	snprintf(from, len, "DefaultLimitMEMLOCK");
-	r = sd_bus_open_system(&bus);
-	if (r >= 0)
-		r = sd_bus_get_property_trivial(bus, "org.freedesktop.systemd1",
-						"/org/freedesktop/systemd1",
-						"org.freedesktop.systemd1.Manager",
-						"DefaultLimitMEMLOCKSoft", &e, 't', soft);
-	sd_bus_error_free(&e);
-	sd_bus_unref(bus);
-	return r < 0 ? r : 0;
+	return sdbus_default_memlock(soft);
 }
 
 static void check_memlock(struct doctor *d)

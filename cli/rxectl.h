@@ -46,6 +46,11 @@ struct rxectl {
 
 /* Lazily open the RDMA netlink socket; NULL after printing why. */
 struct rdma_nl *ctx_rdma_nl(struct rxectl *ctx);
+/*
+ * Open RDMA netlink if the kernel has it, loading no module and printing nothing (the doctor
+ * reports it itself): 0, or the -errno of rdma_nl_open().  ctx_rdma_nl() returns it after.
+ */
+int ctx_rdma_nl_try(struct rxectl *ctx);
 /* Lazily open rtnetlink; NULL after printing why. */
 struct netdev_ctx *ctx_netdev(struct rxectl *ctx);
 /*

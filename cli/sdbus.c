@@ -61,6 +61,22 @@ static int bus_open(sd_bus **bus)
 	return err;
 }
 
+int sdbus_default_memlock(uint64_t *soft)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus *bus = NULL;
+	int r = sd_bus_open_system(&bus);	/* quiet: the doctor words what it cannot learn */
+
+	if (r >= 0)
+		r = sd_bus_get_property_trivial(bus, "org.freedesktop.systemd1",
+						"/org/freedesktop/systemd1",
+						"org.freedesktop.systemd1.Manager",
+						"DefaultLimitMEMLOCKSoft", &e, 't', soft);
+	sd_bus_error_free(&e);
+	sd_bus_unref(bus);
+	return r < 0 ? r : 0;
+}
+
 /* The one sentence for a failed call: systemd's message if it sent one. */
 static int call_failed(const char *what, const sd_bus_error *e, int err)
 {

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Is systemd the running init (sd_booted())?  If not, enable/disable only edit the config file. */
 bool sdbus_systemd_running(void);
@@ -31,6 +32,8 @@ int sdbus_rxe_unit(const char *netdev, char *buf, size_t len);
 int sdbus_enable(const char *const *units, bool *changed);
 int sdbus_disable(const char *const *units, bool *changed);
 int sdbus_start(const char *unit, int timeout);
+/* systemd's DefaultLimitMEMLOCKSoft (what services get without LimitMEMLOCK=): 0 or -errno. */
+int sdbus_default_memlock(uint64_t *soft);
 int sdbus_stop(const char *unit, int timeout);
 
 #endif

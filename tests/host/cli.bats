@@ -226,3 +226,8 @@ no_rdma_kernel() {
 	run grep -n -E '\b(popen|system)\(' "$BATS_TEST_DIRNAME"/../../cli/*.c
 	[ "$status" -eq 1 ]
 }
+
+@test "the doctor reaches systemd and RDMA netlink only through sdbus.c and ctx.c" {
+	run grep -n -E 'sd_bus_|ctx->rnl' "$BATS_TEST_DIRNAME"/../../cli/doctor*.c
+	[ "$status" -eq 1 ]
+}
