@@ -7,7 +7,7 @@
 bats_require_minimum_version 1.5.0
 load lib
 
-KO="$TOP/driver/rdma_rxe.ko"
+KO=$(bundled_ko)   # driver/ or driver/build/KVER/ (kernel rows)
 
 setup_file() {
 	require_guest
