@@ -32,6 +32,7 @@ from rxe_fuzz import icrc  # noqa: E402
 OP_WRITE_FIRST, OP_READ_REQ, OP_ACK = 0x06, 0x0c, 0x11
 READ_RESP = {0x0d, 0x0e, 0x0f, 0x10}
 _ipid = [0x1234]
+_dir = []  # DIR, once known
 
 
 def build(src, dst, op, qpn, psn, ackreq=False, ext=b'', payload=b''):
@@ -95,6 +96,8 @@ def wait_file(d, name, secs=120):
 
 def fail(msg):
     print(f"FAIL: {msg}")
+    if _dir:
+        touch(_dir[0], 'go')    # the victim stops waiting for an attack that ended
     sys.exit(1)
 
 
@@ -176,6 +179,7 @@ def main():
         sys.exit(2)
     info_path = args[-2]
     wait_file(os.path.dirname(info_path) or '.', os.path.basename(info_path))
+    _dir.append(args[-1])
     with open(info_path) as f:
         info = [int(x) for x in f.read().split()]
     {'write-first': write_first, 'spoof': spoof, 'read': read}[sys.argv[1]](*args[:-2], info,
