@@ -10,6 +10,7 @@
 #include "diag.h"
 #include "driver.h"
 #include "log.h"
+#include "util.h"
 #include "output.h"
 
 /*
@@ -52,20 +53,6 @@ static int count_sites(const char *path, unsigned int *total, unsigned int *on)
 	}
 	fclose(f);
 	return 0;
-}
-
-static int write_control(const char *path, const char *cmd)
-{
-	FILE *f = fopen(path, "w");
-	int err = 0;
-
-	if (!f)
-		return -errno;
-	if (fputs(cmd, f) < 0)
-		err = -errno;
-	if (fclose(f) != 0 && !err)
-		err = -errno;
-	return err;
 }
 
 static int debug_report(struct rxectl *ctx, const char *path, const char *dev)
@@ -145,7 +132,7 @@ int cmd_debug(struct rxectl *ctx, int argc, char **argv)
 				 "errors reach the kernel log (`dmesg`).");
 	}
 	if (strcmp(action, "status")) {
-		err = write_control(path, !strcmp(action, "on") ? "module rdma_rxe +p" :
+		err = write_line(path, !strcmp(action, "on") ? "module rdma_rxe +p" :
 				    "module rdma_rxe -p");
 		if (err == -EPERM || err == -EACCES)
 			return log_error(RXECTL_FAIL, "writing %s was refused (%s); run rxectl as "

@@ -18,6 +18,7 @@
 #include "netdev.h"
 #include "output.h"
 #include "rxe.h"
+#include "util.h"
 
 #ifndef RXECTL_RUNSTATEDIR
 #define RXECTL_RUNSTATEDIR "/run"
@@ -69,20 +70,6 @@ static int read_value(const char *path, char *buf, size_t len)
 		if (*p == '\t')
 			*p = ' ';
 	return 0;
-}
-
-static int write_value(const char *path, const char *val)
-{
-	FILE *f = fopen(path, "w");
-	int err = 0;
-
-	if (!f)
-		return -errno;
-	if (fprintf(f, "%s\n", val) < 0)
-		err = -errno;
-	if (fclose(f) != 0 && !err)
-		err = -errno;
-	return err;
 }
 
 static struct tunable *add(struct tune *t, const char *id, const char *path)
@@ -401,7 +388,7 @@ static int tune_apply(struct rxectl *ctx, struct tune *t)
 			return log_error(RXECTL_FAIL, "cannot record the old value of %s in %s: %s; "
 					 "nothing more was changed.", x->id, TUNE_STATE, strerror(-err));
 		}
-		err = write_value(x->path, x->recommended);
+		err = write_line(x->path, x->recommended);
 		if (err < 0) {
 			out_arr_end(o);
 			return log_error(RXECTL_FAIL, "setting %s (%s) to %s failed: %s; what was "
@@ -491,7 +478,7 @@ static int tune_revert(struct rxectl *ctx)
 		int err;
 
 		read_value(paths[i], now, sizeof(now));
-		err = write_value(paths[i], olds[i]);
+		err = write_line(paths[i], olds[i]);
 		if (err < 0) {
 			log_error(0, "restoring %s to %s failed: %s.", paths[i], olds[i], strerror(-err));
 			ret = RXECTL_FAIL;

@@ -12,6 +12,7 @@
 #include "diag.h"
 #include "log.h"
 #include "names.h"
+#include "util.h"
 
 /* Any RDMA device (not only rxe) by name, port 1, from RDMA netlink. */
 static bool find_any(struct rxectl *ctx, const char *name, struct rxe_dev *out)
@@ -114,20 +115,6 @@ bool diag_find_uverbs(const char *ibdev, char *name, size_t len)
 	if (dir)
 		closedir(dir);
 	return found;
-}
-
-/* One line of a sysfs file into buf ("" if it cannot be read). */
-static void read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "re");
-
-	buf[0] = '\0';
-	if (!f)
-		return;
-	if (!fgets(buf, (int)len, f))
-		buf[0] = '\0';
-	fclose(f);
-	buf[strcspn(buf, "\n")] = '\0';
 }
 
 int diag_sysfs_gids(const struct rxe_dev *dev, struct verbs_port *p)

@@ -14,6 +14,7 @@
 #include "driver.h"
 #include "kmod.h"
 #include "log.h"
+#include "util.h"
 
 #define BUNDLED_PREFIX "rxectl-bundled"
 
@@ -41,19 +42,6 @@ int rxe_driver_choice_parse(const char *s, enum rxe_driver_choice *out)
 const char *rxe_driver_kind_str(bool bundled)
 {
 	return bundled ? "bundled" : "in-tree";
-}
-
-static void read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-
-	buf[0] = '\0';
-	if (!f)
-		return;
-	if (!fgets(buf, (int)len, f))
-		buf[0] = '\0';
-	fclose(f);
-	buf[strcspn(buf, "\n")] = '\0';
 }
 
 /* 1/0 from a kernel config file, -1 when the file says nothing either way. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* util.h - the one home of rxectl's small helpers: array size, the monotonic clock. */
+/* util.h - the one home of rxectl's small helpers: array size, the monotonic clock, one-line files. */
 #ifndef RXECTL_UTIL_H
 #define RXECTL_UTIL_H
 
@@ -26,5 +26,10 @@ static inline double mono_sec(void)
 {
 	return (double)mono_ns() / 1e9;
 }
+
+/* One line of a (sysfs, proc) file into buf, without its newline; "" if it cannot be read. */
+void read_line(const char *path, char *buf, size_t len);
+/* Write text and a newline to a (sysfs, proc, control) file: 0 or -errno. */
+int write_line(const char *path, const char *text);
 
 #endif
