@@ -67,7 +67,7 @@ as_nobody() {
 		[ -z "${FIX[$k]}" ]
 	done
 	[ "$RESULT" = pass ]
-	[ "${#ST[@]}" -eq 17 ]
+	[ "${#ST[@]}" -eq 18 ]
 	for id in kernel.rdma module.ib_core module.ib_uverbs module.rdma_rxe provider.rxe netns.mode \
 		firewall.udp4791 memlock.limit; do
 		[ "${ST[$id/]}" = pass ]
@@ -75,12 +75,12 @@ as_nobody() {
 	for id in netdev.exists netdev.up netdev.address netdev.kind device.present mtu.active; do
 		[ "${ST[$id/rxd0]}" = pass ]
 	done
-	for id in port.active devnode.uverbs gid.rocev2; do
+	for id in port.active devnode.uverbs gid.rocev2 counters.errors; do
 		[ "${ST[$id/rxe_rxd0]}" = pass ]
 	done
 	[[ "${SUM[gid.rocev2/rxe_rxd0]}" == *"RoCE v2 GID for 198.51.100.1 at index "* ]]
 	run -0 "$RXECTL" doctor rxd0
-	[ "$(echo "$output" | tail -n1)" = "result: pass (17 passed, 0 warnings, 0 failed, 0 skipped)" ]
+	[ "$(echo "$output" | tail -n1)" = "result: pass (18 passed, 0 warnings, 0 failed, 0 skipped)" ]
 }
 
 @test "doctor with no arguments checks every rxe device" {

@@ -39,7 +39,8 @@ ROUNDS=${RXE_CHURN_ROUNDS:-100}
 		ip link del rxk0
 		if [ "$side" = 1 ]; then
 			ip link del rxk1
-			ip link set rxz0 name rxz1	# a rename of an undeclared netdev, then gone
+			# a rename of an undeclared netdev (the kernel renames only a netdev that is down)
+			ip link set rxz0 down && ip link set rxz0 name rxz1 && ip link set rxz1 up
 			ip link del rxz1
 		fi
 	done
@@ -75,8 +76,10 @@ ROUNDS=${RXE_CHURN_ROUNDS:-100}
 }
 
 @test "20 concurrent rxectl up on one declared netdev, while the unit and the monitor act, make one device" {
+	"$RXECTL" enable rxk0 >/dev/null
+	systemctl start rxe-monitor.service
 	for r in 1 2 3; do
-		ip link del rxk0
+		! ip link show rxk0 >/dev/null 2>&1 || ip link del rxk0
 		settle
 		make_veth rxk0 198.51.100.1
 		# udev starts rxe@rxk0.service and the monitor sees the new netdev, meanwhile:

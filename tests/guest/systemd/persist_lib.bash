@@ -50,11 +50,12 @@ make_veth() { # name address (the peer is NAMEp)
 
 failed_units() { systemctl list-units --failed --no-legend --plain | awk '{print $1}'; }
 
-# Wait until udev and systemd have no work left (every start/stop job of the churn done).
+# Wait until udev and systemd have no work left (every start/stop job of the churn done; not the
+# test bed's own rxevm.service, which runs these tests).
 settle() {
 	local t0=$(now)
 	udevadm settle --timeout=60 || true
-	while systemctl list-jobs --no-legend | grep -qE 'rxe|sys-subsystem-net'; do
+	while systemctl list-jobs --no-legend | grep -qE 'rxe@|rxe-monitor|rxe\.target|sys-subsystem-net'; do
 		[ "$(secs_since "$t0")" -lt 120 ] || { systemctl list-jobs; return 1; }
 		sleep 0.2
 	done
