@@ -84,3 +84,20 @@ complete_words() {
 	run -0 complete_words "$RXECTL" up lo --wait ""
 	[ -z "$output" ]
 }
+
+@test "debian/control builds against exactly the libraries the Makefile links (no leftover -dev)" {
+	command -v dpkg > /dev/null || skip "needs dpkg"
+	libs=$(sed -n 's/^LIBS_PC := //p' "$TOP/Makefile")
+	[ -n "$libs" ]
+	want=()
+	for lib in $libs; do
+		pc="$(pkg-config --variable=pcfiledir "$lib")/$lib.pc"
+		pkg=$(dpkg -S "$pc" | cut -d: -f1)
+		[ -n "$pkg" ] || { echo "no package owns $pc"; false; }
+		want+=("$pkg")
+	done
+	have=$(sed -n '/^Build-Depends:/,/^[A-Z]/p' "$TOP/debian/control" | grep -o 'lib[a-z0-9.+-]*-dev' | sort -u)
+	printf '%s\n' "${want[@]}" | sort -u > "$BATS_TEST_TMPDIR/want"
+	echo "$have" > "$BATS_TEST_TMPDIR/have"
+	diff -u "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/have"
+}

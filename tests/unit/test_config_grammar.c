@@ -168,7 +168,7 @@ int main(void)
 	size_t n = sizeof(rows) / sizeof(rows[0]);
 	size_t off, valid = 0;
 
-	/* a comment line 2 of 200 + bytes: inih read it in 200-byte pieces */
+	/* a comment line 2 of 200 + bytes: the old INI library read it in 200-byte pieces */
 	off = (size_t)snprintf(long_comment, sizeof(long_comment), "[eth0]\n# ");
 	memset(long_comment + off, 'x', 196);
 	snprintf(long_comment + off + 196, sizeof(long_comment) - off - 196, " name = evil\n");
