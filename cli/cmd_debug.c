@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cmd_debug.c - `rxectl debug on|off|status [DEVICE]`: rdma_rxe's debug log via dynamic debug. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,40 +79,29 @@ static int debug_report(struct rxectl *ctx, const char *path, const char *dev)
 
 int cmd_debug(struct rxectl *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *action, *dev = NULL, *path;
 	struct rxe_dev d;
+	struct opts o;
 	int opt, err;
 
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'j':
-			ctx_set_json(ctx);
-			break;
-		case 'h':
-			rxectl_command_usage("debug", true);
+	opts_init(&o, ctx, "debug", NULL, argc, argv);
+	while ((opt = opts_next(&o)) != OPTS_END) {
+		if (opt == OPTS_HELP)
 			return RXECTL_OK;
-		default:
-			return rxectl_usage_error("debug", "unknown option '%s' for debug.",
-						  argv[optind - 1]);
-		}
+		if (opt == OPTS_ERROR)
+			return RXECTL_USAGE;
 	}
-	if (optind >= argc)
+	if (!o.npos)
 		return rxectl_usage_error("debug", "debug needs on, off or status.");
-	action = argv[optind];
+	action = argv[1];
 	if (strcmp(action, "on") && strcmp(action, "off") && strcmp(action, "status"))
 		return rxectl_usage_error("debug", "unknown debug action '%s'; use on, off or "
 					  "status.", action);
-	if (argc - optind > 2)
+	if (o.npos > 2)
 		return rxectl_usage_error("debug", "debug takes at most one DEVICE, but got '%s' "
-					  "too.", argv[optind + 2]);
-	if (argc - optind == 2) {
-		err = diag_pick_device(ctx, "debug", argv[optind + 1], &d);
+					  "too.", argv[3]);
+	if (o.npos == 2) {
+		err = diag_pick_device(ctx, "debug", argv[2], &d);
 		if (err != RXECTL_OK)
 			return err;
 		dev = d.name;

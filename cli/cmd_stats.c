@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cmd_stats.c - `rxectl stats [DEVICE] [--json] [--watch SECONDS]`: counters and their deltas. */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,46 +105,37 @@ static int parse_seconds(const char *s, double *out)
 	return 0;
 }
 
+enum { STATS_WATCH = 1 };
+const struct opt_spec cmd_stats_opts[] = {
+	{ "watch", 0, "SECONDS", "print the counters' change every SECONDS (0.1 to 3600) until "
+	  "interrupted", NULL, STATS_WATCH },
+	{ NULL },
+};
+
 int cmd_stats(struct rxectl *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json",  no_argument,       NULL, 'j' },
-		{ "watch", required_argument, NULL, 'w' },
-		{ "help",  no_argument,       NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct rxe_dev *devs = NULL, one;
 	struct rxe_stats *st = NULL, *prev = NULL;
 	double watch = 0;
 	size_t n = 0;
+	struct opts o;
 	int opt, ret = RXECTL_OK;
 
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "jw:h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'j':
-			ctx_set_json(ctx);
-			break;
-		case 'w':
-			if (parse_seconds(optarg, &watch) < 0)
-				return rxectl_usage_error("stats", "--watch needs a number of seconds "
-							  "from 0.1 to 3600, not '%s'.", optarg);
-			break;
-		case 'h':
-			rxectl_command_usage("stats", true);
+	opts_init(&o, ctx, "stats", cmd_stats_opts, argc, argv);
+	while ((opt = opts_next(&o)) != OPTS_END) {
+		if (opt == OPTS_HELP)
 			return RXECTL_OK;
-		default:
-			if (optopt == 'w')
-				return rxectl_usage_error("stats", "--watch needs a number of seconds.");
-			return rxectl_usage_error("stats", "unknown option '%s' for stats.",
-						  argv[optind - 1]);
-		}
+		if (opt == OPTS_ERROR)
+			return RXECTL_USAGE;
+		if (opt == STATS_WATCH && parse_seconds(o.value, &watch) < 0)
+			return rxectl_usage_error("stats", "--watch needs a number of seconds "
+						  "from 0.1 to 3600, not '%s'.", o.value);
 	}
-	if (argc - optind > 1)
+	if (o.npos > 1)
 		return rxectl_usage_error("stats", "stats takes at most one DEVICE or NETDEV, but "
-					  "got '%s' too.", argv[optind + 1]);
-	if (optind < argc) {
-		ret = diag_pick_device(ctx, "stats", argv[optind], &one);
+					  "got '%s' too.", argv[2]);
+	if (o.npos) {
+		ret = diag_pick_device(ctx, "stats", argv[1], &one);
 		if (ret != RXECTL_OK)
 			return ret;
 		devs = malloc(sizeof(*devs));

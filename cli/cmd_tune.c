@@ -3,7 +3,6 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -570,42 +569,40 @@ static int pick_netdev(struct rxectl *ctx, const char *arg, char *out, size_t le
 				  "device or configured netdev to pick.");
 }
 
+enum { TUNE_APPLY = 1, TUNE_PERSIST, TUNE_REVERT };
+const struct opt_spec cmd_tune_opts[] = {
+	{ "apply",   0, NULL, "change each value to the recommended one, printing each change",
+	  NULL, TUNE_APPLY },
+	{ "persist", 0, NULL, "with --apply: also keep the changes across reboots", NULL,
+	  TUNE_PERSIST },
+	{ "revert",  0, NULL, "restore every value --apply changed", NULL, TUNE_REVERT },
+	{ NULL },
+};
+
 int cmd_tune(struct rxectl *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json",    no_argument, NULL, 'j' },
-		{ "apply",   no_argument, NULL, 'a' },
-		{ "persist", no_argument, NULL, 'p' },
-		{ "revert",  no_argument, NULL, 'r' },
-		{ "help",    no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static struct tune t;
 	bool apply = false, persist = false, revert = false;
 	char netdev[IF_NAMESIZE];
+	struct opts o;
 	int opt, ret;
 
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+	opts_init(&o, ctx, "tune", cmd_tune_opts, argc, argv);
+	while ((opt = opts_next(&o)) != OPTS_END) {
 		switch (opt) {
-		case 'j':
-			ctx_set_json(ctx);
-			break;
-		case 'a':
+		case OPTS_HELP:
+			return RXECTL_OK;
+		case OPTS_ERROR:
+			return RXECTL_USAGE;
+		case TUNE_APPLY:
 			apply = true;
 			break;
-		case 'p':
+		case TUNE_PERSIST:
 			persist = true;
 			break;
-		case 'r':
+		case TUNE_REVERT:
 			revert = true;
 			break;
-		case 'h':
-			rxectl_command_usage("tune", true);
-			return RXECTL_OK;
-		default:
-			return rxectl_usage_error("tune", "unknown option '%s' for tune.",
-						  argv[optind - 1]);
 		}
 	}
 	if (revert && (apply || persist))
@@ -613,16 +610,16 @@ int cmd_tune(struct rxectl *ctx, int argc, char **argv)
 	if (persist && !apply)
 		return rxectl_usage_error("tune", "--persist goes with --apply: it keeps what "
 					  "--apply changes.");
-	if (argc - optind > 1)
+	if (o.npos > 1)
 		return rxectl_usage_error("tune", "tune takes at most one NETDEV, but got '%s' too.",
-					  argv[optind + 1]);
+					  argv[2]);
 	if (revert) {
-		if (optind < argc)
+		if (o.npos)
 			return rxectl_usage_error("tune", "--revert restores everything --apply "
 						  "recorded; it takes no NETDEV.");
 		return tune_revert(ctx);
 	}
-	ret = pick_netdev(ctx, optind < argc ? argv[optind] : NULL, netdev, sizeof(netdev));
+	ret = pick_netdev(ctx, o.npos ? argv[1] : NULL, netdev, sizeof(netdev));
 	if (ret != RXECTL_OK)
 		return ret;
 	if (access("/sys/class/net", F_OK) == 0) {

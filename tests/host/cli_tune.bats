@@ -27,7 +27,7 @@ RXECTL="$BATS_TEST_DIRNAME/../../rxectl"
 	[[ "$output" == "rxectl: --watch needs a number of seconds from 0.1 to 3600, not '0'."* ]]
 	run -2 "$RXECTL" stats --watch 1x
 	run -2 "$RXECTL" stats --watch
-	[[ "$output" == "rxectl: --watch needs a number of seconds."* ]]
+	[[ "$output" == "rxectl: option --watch needs a value (SECONDS)."* ]]
 	run -2 "$RXECTL" stats a b
 	run -2 "$RXECTL" stats --frob
 }

@@ -5,7 +5,7 @@
 
 bats_require_minimum_version 1.5.0
 
-COMMANDS="up down status enable disable monitor udev-env ping doctor test gid help"
+COMMANDS="up down status enable disable monitor udev-env ping doctor test gid stats debug tune help"
 
 setup() {
 	RXECTL="$BATS_TEST_DIRNAME/../../rxectl"
@@ -107,4 +107,22 @@ listed_shorts() {
 	run -0 "$RXECTL" --help
 	[[ "$output" == *"-c, --config FILE"*"(default: /etc/rxe/rxe.conf)"* ]]
 	[[ "$output" == *"--version"* ]]
+}
+
+@test "stats, debug and tune list their own options in --help and take -c after the command" {
+	run -0 "$RXECTL" stats --help
+	[[ "$output" == *"    --watch SECONDS"* ]]
+	run -0 "$RXECTL" tune --help
+	[[ "$output" == *"--apply"*"--persist"*"--revert"* ]]
+	run -2 "$RXECTL" stats --watch=0
+	[[ "$output" == *"--watch needs a number of seconds from 0.1 to 3600, not '0'."* ]]
+	run -2 "$RXECTL" stats --watch
+	[[ "$output" == *"option --watch needs a value (SECONDS)."* ]]
+	run -2 "$RXECTL" tune --apply=yes
+	[[ "$output" == *"option --apply takes no value, but got 'yes'."* ]]
+	run -2 "$RXECTL" debug -eth0
+	[[ "$output" == *"unknown option '-eth0' for debug"* ]]
+	# -c after the command is the global option: a missing file is named
+	run -2 "$RXECTL" tune -c "$BATS_TEST_TMPDIR/no.conf"
+	[[ "$output" == *"the configuration file $BATS_TEST_TMPDIR/no.conf does not exist"* ]]
 }
