@@ -10,6 +10,7 @@
 #include "log.h"
 #include "output.h"
 #include "rxe.h"
+#include "unit_state.h"
 
 #define UP_POLL_MS	100
 #define STALE_WAIT_S	10	/* for the device of a netdev that went away to be unregistered */
@@ -223,6 +224,8 @@ int rxe_up(struct rxectl *ctx, const char *netdev, const char *name, int wait)
 	if (!nd)
 		return RXECTL_FAIL;
 	err = netdev_get_by_name(nd, netdev, &info);
+	if (err == 0 || err == -ENODEV)
+		unit_state_record(netdev, err ? 0 : info.ifindex);	/* for this unit's stop */
 	if (err == -ENODEV) {
 		log_warn("netdev %s does not exist; check the name with `ip link`.", netdev);
 		return RXECTL_GONE;
@@ -292,8 +295,9 @@ int rxe_down(struct rxectl *ctx, const char *target)
 {
 	struct rxe_dev *devs = NULL;
 	const struct rxe_dev *d;
+	bool spared = false;
 	size_t n = 0;
-	int ret = RXECTL_OK;
+	int ret = RXECTL_OK, recorded;
 
 	if (rxe_list(ctx, &devs, &n) < 0)
 		return RXECTL_FAIL;
@@ -304,10 +308,25 @@ int rxe_down(struct rxectl *ctx, const char *target)
 			out_text(ctx->out, "no rxe devices to remove.\n");
 	} else {
 		d = rxe_find_by_name(devs, n, target);
-		if (!d)
-			d = rxe_find_by_netdev(devs, n, target);
+		if (!d && (d = rxe_find_by_netdev(devs, n, target)) &&
+		    (recorded = unit_state_ifindex(target)) >= 0 && (int)d->ndev_index != recorded) {
+			/* the stop of a unit started for an earlier netdev of this name */
+			if (recorded)
+				log_info("%s sits on a later %s (ifindex %u) than the one this unit "
+					 "was started for (ifindex %d); leaving it.", d->name, target,
+					 d->ndev_index, recorded);
+			else
+				log_info("%s sits on a %s that appeared after this unit was started "
+					 "(ifindex %u); leaving it.", d->name, target, d->ndev_index);
+			d = NULL;
+			spared = true;
+		}
+		unit_state_forget();
 		if (d)
 			ret = remove_one(ctx, d);
+		else if (spared)
+			out_text(ctx->out, "the rxe device on %s belongs to a later netdev of that name; "
+				 "nothing to remove.\n", target);
 		else
 			out_text(ctx->out, "no rxe device is named %s or sits on it; nothing to remove.\n",
 				 target);

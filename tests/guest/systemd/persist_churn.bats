@@ -6,8 +6,8 @@
 # concurrent `rxectl up` with the unit and the monitor acting make one device.  The real
 # failures, the sandbox and the SIGTERM stop are in persist_failures.bats.
 #   tests/run-all tests/guest/systemd/persist_churn.bats
-#   RXE_CHURN_KNOWN_RACE=1 RXE_CHURN_ROUNDS=1000 tests/vm/vm-run --systemd --env RXE_CHURN_KNOWN_RACE \
-#	--env RXE_CHURN_ROUNDS -- bats tests/guest/systemd/persist_churn.bats
+#   RXE_CHURN_ROUNDS=1000 tests/vm/vm-run --systemd --env RXE_CHURN_ROUNDS -- \
+#	bats tests/guest/systemd/persist_churn.bats
 
 bats_require_minimum_version 1.5.0
 load persist_lib
@@ -15,13 +15,8 @@ load persist_lib
 ROUNDS=${RXE_CHURN_ROUNDS:-100}
 
 @test "churn: a declared netdev deleted at every moment of the unit's work, ROUNDS times, never leaves a failed unit" {
-	# Known race, open in issue 16: when rxk0 is re-created while the old netdev's rxe@ stop is
-	# still running, the monitor creates the new netdev's device and the old stop's `rxectl down
-	# rxk0` then deletes it; no new start follows and the monitor leaves a device deleted while
-	# its netdev stayed alone (seen in the first full 100-round run). Until `down` from a unit's
-	# stop spares a netdev re-created since its start, this test runs only on request.
-	[ "${RXE_CHURN_KNOWN_RACE:-0}" = 1 ] ||
-		skip "known race (issue 16): an old unit's stop deletes the re-created netdev's device; RXE_CHURN_KNOWN_RACE=1 runs it"
+	# The race this test found (an old netdev's unit stop deleting the device the monitor had
+	# just given the re-created netdev) is fixed by unit_state.c; persist_units.bats forces it.
 	"$RXECTL" enable rxk0 >/dev/null
 	"$RXECTL" enable rxk1 >/dev/null
 	systemctl start rxe-monitor.service

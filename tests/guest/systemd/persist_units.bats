@@ -147,6 +147,54 @@ failed_units() { systemctl list-units --failed --no-legend --plain | awk '{print
 	[ -z "$output" ]
 }
 
+# The RDMA device index of the device on netdev $1 ("" if none).
+dev_index_on() {
+	rdma -j dev show 2>/dev/null | jq -r --arg d "$(devs_on "$1" | head -n1 | cut -d: -f1)" \
+		'.[] | select(.ifname == $d) | .ifindex'
+}
+
+@test "the old unit's stop, running after the netdev was re-created, leaves the new netdev's device alone" {
+	# What the churn test found: the netdev goes, its unit's stop starts, the netdev comes back
+	# and the monitor creates its device, and only then the old stop's `rxectl down` runs.  A
+	# drop-in holds that stop until the test says go, so the order is certain.
+	local dropin=/run/systemd/system/rxe@rxd0.service.d go=/run/rxectl-test-stop-go
+	rm -f "$go"
+	mkdir -p "$dropin"
+	printf '[Service]\nExecStop=\nExecStop=/bin/sh -c %s\nExecStop=%s down %%I\n' \
+		"'i=0; until [ -e $go ] || [ \$\$i -ge 600 ]; do sleep 0.1; i=\$\$((i+1)); done'" "$RXECTL" \
+		> "$dropin/slow-stop.conf"
+	systemctl daemon-reload
+	wait_active rxd0 "$BOUND"
+	[ "$(systemctl is-active rxe@rxd0.service)" = active ]
+	t_start=$(date +%s)
+	ip link del rxd0
+	t0=$(now)
+	until [ "$(systemctl is-active rxe@rxd0.service)" = deactivating ]; do
+		[ "$(secs_since "$t0")" -lt 10 ] || { systemctl status rxe@rxd0; false; }
+		sleep 0.05
+	done
+	make_dummy rxd0 198.51.100.1
+	wait_active rxd0 "$BOUND"	# the monitor's, while the old stop sleeps
+	idx=$(dev_index_on rxd0)
+	[ "$(systemctl is-active rxe@rxd0.service)" = deactivating ]
+	touch "$go"
+	t0=$(now)
+	while [ "$(systemctl is-active rxe@rxd0.service)" = deactivating ]; do
+		[ "$(secs_since "$t0")" -lt "$BOUND" ] || { systemctl status rxe@rxd0; false; }
+		sleep 0.05
+	done
+	sleep 2	# a start that may follow the stop
+	rm -r "$dropin" "$go"
+	systemctl daemon-reload
+	journalctl -o cat --no-pager --since "@$t_start" -u rxe@rxd0.service | grep -q 'leaving it' ||
+		{ journalctl -o short-monotonic --no-pager --since "@$t_start" -u rxe@rxd0.service \
+			-u rxe-monitor.service; false; }
+	# the same device (not one deleted and made again) is still there, ACTIVE, and alone
+	[ "$(dev_index_on rxd0)" = "$idx" ]
+	wait_active rxd0 "$BOUND"
+	[ -z "$(failed_units)" ]
+}
+
 @test "renaming the netdev away and back keeps one device, ACTIVE again" {
 	ip link set rxd0 down
 	ip link set rxd0 name rxdtmp
