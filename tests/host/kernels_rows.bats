@@ -76,3 +76,14 @@ S
 	[[ "$output" == *"'no-such-row' is not a test bed row"* ]]
 	[[ "$output" != *"== check-kernels: row"* ]]
 }
+
+@test "6.12-cloud boots on a CPU without CX16 (qemu 7.2 TCG bug, tests/vm/rows); other rows use max" {
+	run "$KR" qemu-cpu 6.12-cloud
+	[ "$status" = 0 ]
+	[ "$output" = "max,-cx16" ]
+	for r in 6.1 6.1-cloud 6.12 newest 0.0.0-no-row; do
+		[ "$("$KR" qemu-cpu "$r")" = max ]
+	done
+	run "$KR" qemu-cpu
+	[ "$status" = 2 ]
+}
