@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cmd_driver.c - `rxectl driver [status|use kernel|bundled|auto]`: which rdma_rxe, and switching. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -10,6 +9,7 @@
 #include "driver.h"
 #include "lock.h"
 #include "log.h"
+#include "opts.h"
 #include "output.h"
 #include "rxe.h"
 
@@ -211,50 +211,45 @@ static int driver_use(struct rxectl *ctx, const char *what, bool force)
 	return RXECTL_OK;
 }
 
+enum { DRIVER_FORCE = 1 };
+const struct opt_spec cmd_driver_opts[] = {
+	{ "force", 'f', NULL, "with `use`: take the rxe devices down, switch, and bring the ones "
+	  "declared in rxe.conf back up", NULL, DRIVER_FORCE },
+	{ NULL },
+};
+
 int cmd_driver(struct rxectl *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json",  no_argument, NULL, 'j' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "help",  no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	bool force = false;
+	struct opts o;
 	int opt;
 
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "jfh", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'j':
-			ctx_set_json(ctx);
-			break;
-		case 'f':
-			force = true;
-			break;
-		case 'h':
-			rxectl_command_usage("driver", true);
+	opts_init(&o, ctx, "driver", cmd_driver_opts, argc, argv);
+	while ((opt = opts_next(&o)) != OPTS_END) {
+		if (opt == OPTS_HELP)
 			return RXECTL_OK;
-		default:
-			return rxectl_usage_error("driver", "unknown option '%s' for driver.",
-						  argv[optind - 1]);
-		}
+		if (opt == OPTS_ERROR)
+			return RXECTL_USAGE;
+		if (opt == DRIVER_FORCE)
+			force = true;
 	}
-	if (optind >= argc || !strcmp(argv[optind], "status")) {
-		if (optind + 1 < argc)
+	/* opts_next() moved the positional arguments to argv[1..o.npos]. */
+	if (o.npos == 0 || !strcmp(argv[1], "status")) {
+		if (o.npos > 1)
 			return rxectl_usage_error("driver", "driver status takes no arguments, but "
-						  "got '%s'.", argv[optind + 1]);
+						  "got '%s'.", argv[2]);
 		if (force)
 			return rxectl_usage_error("driver", "--force goes with `driver use`.");
 		return driver_status(ctx);
 	}
-	if (!strcmp(argv[optind], "use")) {
-		if (optind + 1 >= argc)
+	if (!strcmp(argv[1], "use")) {
+		if (o.npos < 2)
 			return rxectl_usage_error("driver", "driver use needs kernel, bundled or auto.");
-		if (optind + 2 < argc)
+		if (o.npos > 2)
 			return rxectl_usage_error("driver", "driver use takes one driver, but got "
-						  "'%s' too.", argv[optind + 2]);
-		return driver_use(ctx, argv[optind + 1], force);
+						  "'%s' too.", argv[3]);
+		return driver_use(ctx, argv[2], force);
 	}
 	return rxectl_usage_error("driver", "unknown driver action '%s'; use status or use.",
-				  argv[optind]);
+				  argv[1]);
 }

@@ -82,8 +82,6 @@ int main(int argc, char **argv)
 		ctx.out = output_new(ctx.json, stdout);
 		if (!ctx.out)
 			return log_error(RXECTL_FAIL, "out of memory.");
-		optind = 0;	/* for driver, the one command that still parses with getopt_long
-				 * (cmd_driver.c, owned by the kernels helper): to move to opts.h */
 		return finish(&ctx, c->fn(&ctx, argc - first, argv + first));
 	}
 	log_error(0, "unknown command '%s'; run `rxectl --help` for the list of commands.",

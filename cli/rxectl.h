@@ -93,6 +93,7 @@ bool rxectl_help_shown(void);
 extern const struct opt_spec cmd_up_opts[], cmd_down_opts[], cmd_enable_opts[],
 	cmd_disable_opts[], cmd_ping_opts[], cmd_gid_opts[], cmd_stats_opts[],
 	cmd_tune_opts[];
+extern const struct opt_spec cmd_driver_opts[];
 
 int cmd_up(struct rxectl *ctx, int argc, char **argv);
 int cmd_down(struct rxectl *ctx, int argc, char **argv);
