@@ -87,3 +87,21 @@ S
 	run "$KR" qemu-cpu
 	[ "$status" = 2 ]
 }
+
+@test "check-kernels --list: every row runs the driver suites and cli_nostock; cloud rows the pair and DKMS; stock rows interop" {
+	run -0 "$TOP/tests/vm/check-kernels" --list
+	[ "$(echo "$output" | awk '{ print $1 }' | tr '\n' ' ')" = "6.1-cloud 6.12 6.12-cloud newest " ]
+	for f in driver_link driver_verbs driver_data cli_bundled cli_nostock; do
+		[ "$(echo "$output" | grep -c "tests/guest/$f.bats")" = 4 ]
+	done
+	for r in 6.1-cloud 6.12-cloud; do
+		l=$(echo "$output" | awk -v r="$r" '$1 == r')
+		[[ "$l" == *pair/kernels_bundled_pair.bats* && "$l" == *kernels_dkms.bats* && "$l" != *driver_interop* ]]
+	done
+	for r in 6.12 newest; do
+		l=$(echo "$output" | awk -v r="$r" '$1 == r')
+		[[ "$l" == *pair/driver_interop.bats* && "$l" != *kernels_dkms* ]]
+	done
+	RXE_CHECK_KERNELS_FULL=1 run -0 "$TOP/tests/vm/check-kernels" --list 6.12
+	[[ "$output" == *kernels_dkms.bats*cli_up.bats*diag_doctor.bats* ]]
+}
