@@ -31,9 +31,9 @@ static void print_device(struct rxectl *ctx, const struct rxe_dev *d, const stru
 	out_str(o, "netdev", " on %s", d->netdev[0] ? d->netdev : "?");
 	if (st->err) {
 		if (rxe_stats_unsupported(st->err))
-			out_null(o, "counters", ": no counters: its driver keeps none (the bundled "
-				 "rdma_rxe has no hardware counters yet; the kernel's rdma_rxe has "
-				 "them, see `rxectl driver`)\n");
+			out_null(o, "counters", ": no counters: its driver keeps none (both the "
+				 "kernel's and the current bundled rdma_rxe have them: an old "
+				 "build? see `rxectl driver`)\n");
 		else
 			out_null(o, "counters", ": the counters cannot be read\n");
 		out_obj_end(o);

@@ -23,8 +23,8 @@ void doctor_check_counters(struct rxectl *ctx, struct checklist *l, const struct
 	if (rxe_stats_read(ctx, dev, &a) < 0) {
 		if (rxe_stats_unsupported(a.err))
 			check_add(l, "counters.errors", CHECK_SKIP, dev->name, NULL,
-				  "skipped: %s has no counters (its driver keeps none: the bundled "
-				  "rdma_rxe has no hardware counters yet).", dev->name);
+				  "skipped: %s has no counters (its driver keeps none: an old "
+				  "build of the bundled rdma_rxe?).", dev->name);
 		else
 			check_add(l, "counters.errors", CHECK_SKIP, dev->name, NULL,
 				  "skipped: the counters of %s cannot be read (%s).", dev->name,

@@ -49,6 +49,31 @@
 #define rxe_dbg_qp(qp, fmt, ...) \
 	pr_debug("%s qp#%u: %s: " fmt, (qp)->dev->ib.name, (qp)->ib.qp_num, __func__, ##__VA_ARGS__)
 
+/* Port counters (rxe_stats.c has the names); the first group has stock rdma_rxe's meanings. */
+enum rxe_counter {
+	RXE_CNT_SENT_PKTS,		/* packets handed to IP or looped back */
+	RXE_CNT_RCVD_PKTS,		/* packets that passed the checks and reached a QP */
+	RXE_CNT_DUP_REQ,		/* responder: request with an old PSN */
+	RXE_CNT_OUT_OF_SEQ_REQ,		/* responder: request with a PSN ahead (sequence NAK) */
+	RXE_CNT_RCV_RNR,		/* requester: RNR NAK received */
+	RXE_CNT_SND_RNR,		/* responder: RNR NAK sent */
+	RXE_CNT_RCV_SEQ_ERR,		/* requester: sequence error NAK received */
+	RXE_CNT_ACK_DEFERRED,		/* responses queued to the QP worker, not handled inline */
+	RXE_CNT_RETRY_EXCEEDED,		/* WQE failed with IB_WC_RETRY_EXC_ERR */
+	RXE_CNT_RNR_RETRY_EXCEEDED,	/* WQE failed with IB_WC_RNR_RETRY_EXC_ERR */
+	RXE_CNT_COMP_RETRY,		/* requester went back to retransmit (timeout or NAK) */
+	RXE_CNT_SEND_ERR,		/* packets the IP layer refused or could not route */
+	RXE_CNT_LINK_DOWNED,		/* port went from active to down */
+	RXE_CNT_RDMA_SEND,		/* SEND WQEs completed successfully (requester) */
+	RXE_CNT_RDMA_RECV,		/* receive WQEs completed successfully by a SEND */
+	/* this driver's own */
+	RXE_CNT_LOOPBACK_PKTS,		/* packets delivered to a local rxe without the wire */
+	RXE_CNT_RETRY_TIMEOUTS,		/* retransmit timer expirations that resent */
+	RXE_CNT_RCVD_DROPPED,		/* received packets dropped (bad header, ICRC, QP, full) */
+	RXE_CNT_WORKER_RUNS,		/* QP worker runs */
+	RXE_NUM_COUNTERS
+};
+
 struct rxe_dev {
 	struct ib_device	ib;
 	struct net_device	*ndev;
@@ -63,7 +88,13 @@ struct rxe_dev {
 	/* objects in use, held to the limits query_device reports */
 	atomic_t		n_pd, n_cq, n_srq, n_qp, n_mr;
 	enum ib_port_state	port_state;
+	atomic64_t		stats[RXE_NUM_COUNTERS];
 };
+
+static inline void rxe_counter_inc(struct rxe_dev *dev, enum rxe_counter c)
+{
+	atomic64_inc(&dev->stats[c]);
+}
 
 /* Count one more object against @max; false (and nothing counted) at the limit. */
 static inline bool rxe_count_get(atomic_t *n, int max)
@@ -311,7 +342,6 @@ struct rxe_qp {
 	u32			acked_psn;	/* oldest PSN not yet acknowledged */
 	u32			pkts_since_ackreq;
 	int			retry_left;
-	u8			retry_backoff;	/* consecutive timeouts: timer doubles */
 	int			rnr_left;
 	bool			rnr_wait;
 	bool			retry_fire;
@@ -376,6 +406,10 @@ static inline struct rxe_swqe *rxe_swqe(struct rxe_qp *qp, u32 idx)
 
 /* rxe_main.c */
 extern struct workqueue_struct *rxe_wq;
+
+/* rxe_stats.c */
+struct rdma_hw_stats *rxe_alloc_hw_port_stats(struct ib_device *ib, u32 port);
+int rxe_get_hw_stats(struct ib_device *ib, struct rdma_hw_stats *stats, u32 port, int index);
 
 /* rxe_icrc.c */
 u32 rxe_icrc(const void *ip, const void *bth, unsigned int len);

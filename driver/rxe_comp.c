@@ -37,12 +37,15 @@ static void rxe_ack_upto(struct rxe_qp *qp, u32 psn)
 	if (rxe_psn_diff(limit, qp->acked_psn) > 0 && rxe_psn_diff(limit, qp->req_psn) <= 0) {
 		qp->acked_psn = limit;
 		qp->retry_left = qp->attr.retry_cnt;
-		qp->retry_backoff = 0;
 	}
 }
 
 static void rxe_comp_fail(struct rxe_qp *qp, enum ib_wc_status status)
 {
+	if (status == IB_WC_RETRY_EXC_ERR)
+		rxe_counter_inc(qp->dev, RXE_CNT_RETRY_EXCEEDED);
+	else if (status == IB_WC_RNR_RETRY_EXC_ERR)
+		rxe_counter_inc(qp->dev, RXE_CNT_RNR_RETRY_EXCEEDED);
 	if (qp->sq.index != qp->sq_fetched)
 		rxe_complete_swqe(qp, rxe_swqe(qp, qp->sq.index), status);
 	rxe_qp_error(qp);
@@ -57,6 +60,7 @@ static void rxe_comp_aeth(struct rxe_qp *qp, u32 psn, u8 syn)
 		rxe_ack_upto(qp, psn);
 		break;
 	case AETH_RNR_NAK:
+		rxe_counter_inc(qp->dev, RXE_CNT_RCV_RNR);
 		rxe_ack_upto(qp, prev);
 		if (!qp->rnr_left) {
 			rxe_comp_fail(qp, IB_WC_RNR_RETRY_EXC_ERR);
@@ -74,6 +78,8 @@ static void rxe_comp_aeth(struct rxe_qp *qp, u32 psn, u8 syn)
 		switch (syn) {
 		case AETH_NAK_PSN_SEQ:
 			rxe_dbg_qp(qp, "sequence NAK at psn %u\n", psn);
+			rxe_counter_inc(qp->dev, RXE_CNT_RCV_SEQ_ERR);
+			rxe_counter_inc(qp->dev, RXE_CNT_COMP_RETRY);
 			rxe_rewind(qp);
 			break;
 		case AETH_NAK_INVALID_REQ:
@@ -200,7 +206,8 @@ void rxe_comp_timeout(struct rxe_qp *qp)
 		return;
 	}
 	qp->retry_left--;
-	qp->retry_backoff++;
+	rxe_counter_inc(qp->dev, RXE_CNT_RETRY_TIMEOUTS);
+	rxe_counter_inc(qp->dev, RXE_CNT_COMP_RETRY);
 	rxe_dbg_qp(qp, "retransmit timeout: psn %u acked %u, %d retries left\n", qp->req_psn,
 		   qp->acked_psn, qp->retry_left);
 	rxe_rewind(qp);

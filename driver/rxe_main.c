@@ -37,6 +37,7 @@ static const struct ib_device_ops rxe_dev_ops = {
 	.driver_id = RDMA_DRIVER_RXE,
 	.uverbs_abi_ver = 2,
 
+	.alloc_hw_port_stats = rxe_alloc_hw_port_stats,
 	.alloc_pd = rxe_alloc_pd,
 	.alloc_ucontext = rxe_alloc_ucontext,
 	.create_ah = rxe_create_ah,
@@ -54,6 +55,7 @@ static const struct ib_device_ops rxe_dev_ops = {
 	.destroy_srq = rxe_destroy_srq,
 	.get_dev_fw_str = rxe_get_dev_fw_str,
 	.get_dma_mr = rxe_get_dma_mr,
+	.get_hw_stats = rxe_get_hw_stats,
 	.get_link_layer = rxe_get_link_layer,
 	.get_port_immutable = rxe_get_port_immutable,
 	.mmap = rxe_mmap,
@@ -148,6 +150,8 @@ static void rxe_port_event(struct rxe_dev *dev, enum ib_port_state state)
 
 	if (dev->port_state == state)
 		return;
+	if (dev->port_state == IB_PORT_ACTIVE && state == IB_PORT_DOWN)
+		rxe_counter_inc(dev, RXE_CNT_LINK_DOWNED);
 	dev->port_state = state;
 	ev.event = state == IB_PORT_ACTIVE ? IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR;
 	ib_dispatch_event(&ev);

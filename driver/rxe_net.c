@@ -246,7 +246,8 @@ static int rxe_send6(struct rxe_dev *dev, struct net *net, const struct rxe_addr
  * Add UDP and IP headers and the ICRC to a packet built by rxe_pkt_alloc() and send it, or
  * loop it back when the destination is local. Consumes the skb.
  */
-int rxe_pkt_send(struct rxe_dev *dev, const struct rxe_addr *av, u16 sport, struct sk_buff *skb)
+static int __rxe_pkt_send(struct rxe_dev *dev, const struct rxe_addr *av, u16 sport,
+			  struct sk_buff *skb)
 {
 	struct net *net = dev_net(dev->ndev);
 	struct flowi4 fl = {};
@@ -260,7 +261,10 @@ int rxe_pkt_send(struct rxe_dev *dev, const struct rxe_addr *av, u16 sport, stru
 		else
 			rxe_push_ip6(skb, av);
 		rxe_set_icrc(skb);
-		return rxe_loopback(dev, net, skb, av);
+		err = rxe_loopback(dev, net, skb, av);
+		if (!err)
+			rxe_counter_inc(dev, RXE_CNT_LOOPBACK_PKTS);
+		return err;
 	}
 	if (av->family == AF_INET6) {
 		rxe_push_ip6(skb, av);
@@ -286,6 +290,14 @@ int rxe_pkt_send(struct rxe_dev *dev, const struct rxe_addr *av, u16 sport, stru
 	skb->dev = rt->dst.dev;
 	err = ip_local_out(net, rxe_sock4 ? rxe_sock4->sk : NULL, skb);
 	return net_xmit_eval(err) ? -EAGAIN : 0;
+}
+
+int rxe_pkt_send(struct rxe_dev *dev, const struct rxe_addr *av, u16 sport, struct sk_buff *skb)
+{
+	int err = __rxe_pkt_send(dev, av, sport, skb);
+
+	rxe_counter_inc(dev, err ? RXE_CNT_SEND_ERR : RXE_CNT_SENT_PKTS);
+	return err;
 }
 
 /*
@@ -375,9 +387,14 @@ void rxe_rcv(struct rxe_dev *dev, struct sk_buff *skb)
 		}
 	}
 	rcu_read_unlock();
-	if (queued)
+	if (queued) {
+		rxe_counter_inc(dev, RXE_CNT_RCVD_PKTS);
+		if (!(info->mask & RXE_REQ))
+			rxe_counter_inc(dev, RXE_CNT_ACK_DEFERRED);
 		return;
+	}
 drop:
+	rxe_counter_inc(dev, RXE_CNT_RCVD_DROPPED);
 	kfree_skb(skb);
 }
 
@@ -387,8 +404,10 @@ static int rxe_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 
 	ib = rxe_ib_of_netdev(skb->dev);	/* packets on a VLAN reach the rxe under it */
 	if (!ib || skb_linearize(skb)) {
-		if (ib)
+		if (ib) {
+			rxe_counter_inc(to_rdev(ib), RXE_CNT_RCVD_DROPPED);
 			ib_device_put(ib);
+		}
 		kfree_skb(skb);
 		return 0;
 	}

@@ -135,22 +135,20 @@ static u32 rxe_npkts(struct rxe_qp *qp, struct rxe_swqe *w)
 	return max_t(u32, 1, DIV_ROUND_UP(w->length, qp->mtu));
 }
 
+/*
+ * The local ACK timeout (IBA 9.7.6.1.3): 4.096 us * 2^timeout, at least one jiffy. A timeout
+ * of 0 means "infinite": no retransmit timer runs at all.
+ */
 static unsigned long rxe_retry_jiffies(struct rxe_qp *qp)
 {
-	u8 t = qp->attr.timeout;
+	u8 t = min_t(u8, qp->attr.timeout, 31);
 
-	if (!t || t > 31)
-		return 2 * HZ;
-	/*
-	 * A floor of 250 ms: a software device shares the CPU with its users, and a timer
-	 * much shorter than a scheduling delay turns into a retransmission storm.
-	 */
-	return max_t(unsigned long, nsecs_to_jiffies(4096ULL << t), HZ / 4);
+	return max_t(unsigned long, 1, nsecs_to_jiffies(4096ULL << t));
 }
 
 void rxe_arm_retry(struct rxe_qp *qp)
 {
-	if (rxe_psn_diff(qp->req_psn, qp->acked_psn) > 0 && !qp->dying)
+	if (qp->attr.timeout && rxe_psn_diff(qp->req_psn, qp->acked_psn) > 0 && !qp->dying)
 		mod_timer(&qp->retry_timer, jiffies + rxe_retry_jiffies(qp));
 	else
 		rxe_timer_stop(&qp->retry_timer);
@@ -210,6 +208,9 @@ void rxe_complete_swqe(struct rxe_qp *qp, struct rxe_swqe *w, enum ib_wc_status 
 		wc.qp_num = qp->ib.qp_num;
 		rxe_cq_post(qp->scq, &wc, qp, false);
 	}
+	if (status == IB_WC_SUCCESS && (w->opcode == IB_WR_SEND ||
+	    w->opcode == IB_WR_SEND_WITH_IMM || w->opcode == IB_WR_SEND_WITH_INV))
+		rxe_counter_inc(qp->dev, RXE_CNT_RDMA_SEND);
 	w->state = RXE_WQE_DONE;
 	if (qp->req_idx == qp->sq.index)
 		qp->req_idx = (qp->req_idx + 1) & qp->sq.mask;

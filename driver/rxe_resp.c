@@ -57,6 +57,8 @@ static void rxe_post_recv_wc(struct rxe_qp *qp, enum ib_wc_status status, u32 op
 		wc.wc_flags |= IB_WC_WITH_IMM;
 	}
 	qp->rwqe_valid = false;
+	if (status == IB_WC_SUCCESS && opcode == IB_WC_RECV)
+		rxe_counter_inc(qp->dev, RXE_CNT_RDMA_RECV);
 	rxe_cq_post(qp->rcq ? qp->rcq : qp->scq, &wc, qp,
 		    skb && rxe_pkt(skb)->se);
 }
@@ -259,6 +261,7 @@ static bool rxe_resp_send(struct rxe_qp *qp, struct sk_buff *skb)
 	if (mask & RXE_FIRST) {
 		if (!qp->rwqe_valid) {
 			if (rxe_fetch_rwqe(qp, &qp->rwqe)) {
+				rxe_counter_inc(qp->dev, RXE_CNT_SND_RNR);
 				rxe_send_ack(qp, AETH_RNR_NAK | (qp->attr.min_rnr_timer & 0x1f),
 					     pkt->psn);
 				qp->nak_sent = true;
@@ -308,6 +311,7 @@ static bool rxe_resp_write(struct rxe_qp *qp, struct sk_buff *skb)
 	/* Immediate data needs a receive WQE: check before touching anything. */
 	if ((mask & RXE_IMMDT) && !qp->rwqe_valid) {
 		if (rxe_fetch_rwqe(qp, &qp->rwqe)) {
+			rxe_counter_inc(qp->dev, RXE_CNT_SND_RNR);
 			rxe_send_ack(qp, AETH_RNR_NAK | (qp->attr.min_rnr_timer & 0x1f), pkt->psn);
 			qp->nak_sent = true;
 			return false;
@@ -480,6 +484,7 @@ void rxe_responder(struct rxe_qp *qp, struct sk_buff *skb)
 	diff = rxe_psn_diff(pkt->psn, qp->resp_psn);
 	if (diff > 0) {
 		rxe_dbg_qp(qp, "request psn %u ahead of %u\n", pkt->psn, qp->resp_psn);
+		rxe_counter_inc(qp->dev, RXE_CNT_OUT_OF_SEQ_REQ);
 		if (!qp->nak_sent) {
 			rxe_send_ack(qp, AETH_NAK_PSN_SEQ, qp->resp_psn);
 			qp->nak_sent = true;
@@ -488,6 +493,7 @@ void rxe_responder(struct rxe_qp *qp, struct sk_buff *skb)
 	}
 	if (diff < 0) {
 		rxe_dbg_qp(qp, "duplicate request psn %u (expected %u)\n", pkt->psn, qp->resp_psn);
+		rxe_counter_inc(qp->dev, RXE_CNT_DUP_REQ);
 		rxe_resp_duplicate(qp, skb);
 		goto out;
 	}

@@ -561,6 +561,7 @@ void rxe_qp_work(struct work_struct *work)
 	mutex_lock(&qp->lock);
 	if (qp->dying)
 		goto out;
+	rxe_counter_inc(qp->dev, RXE_CNT_WORKER_RUNS);
 	if (qp->rd_active)
 		rxe_read_continue(qp);
 	while (!qp->rd_active && budget-- > 0 && (skb = skb_dequeue(&qp->rxq))) {

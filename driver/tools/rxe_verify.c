@@ -5,6 +5,8 @@
  * Usage: rxe_verify DEVICE GID_INDEX TEST
  * Two RC QPs on DEVICE are connected to each other through GID_INDEX (the device loops the
  * packets back), then TEST runs; exit 0 when it behaved, 1 with a message when not.
+ * The QPs use timeout 14 (67 ms) and retry_cnt 3 unless the test sets its own. The timing
+ * tests (retry-t14, retry-t18, retry-t0, rnr-timed) print one line with the time measured.
  */
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -26,6 +28,8 @@ static struct ibv_qp *qp[2];
 static struct ibv_mr *mr[2];
 static uint8_t *buf[2];
 static int gidx;
+/* QP attributes connect_qp() sets; the timing tests change them and reconnect. */
+static int q_timeout = 14, q_retry_cnt = 3, q_min_rnr_timer = 1;
 
 #define die(...) do { fprintf(stderr, "rxe_verify: " __VA_ARGS__); fputc('\n', stderr); exit(1); } while (0)
 
@@ -49,7 +53,7 @@ static void connect_qp(int i, int rnr_retry)
 	a.dest_qp_num = qp[!i]->qp_num;
 	a.rq_psn = 100 + !i;
 	a.max_dest_rd_atomic = 4;
-	a.min_rnr_timer = 1;
+	a.min_rnr_timer = q_min_rnr_timer;
 	a.ah_attr.is_global = 1;
 	a.ah_attr.grh.dgid = gid;
 	a.ah_attr.grh.sgid_index = gidx;
@@ -61,8 +65,8 @@ static void connect_qp(int i, int rnr_retry)
 		die("modify RTR");
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 10;
-	a.retry_cnt = 3;
+	a.timeout = q_timeout;
+	a.retry_cnt = q_retry_cnt;
 	a.rnr_retry = rnr_retry;
 	a.sq_psn = 100 + i;
 	a.max_rd_atomic = 4;
@@ -511,6 +515,138 @@ static int t_qp_events(void)
 	return 0;
 }
 
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Take QP @i back to RESET and connect it again with the q_* attributes. */
+static void reconnect(int i, int rnr_retry)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RESET };
+
+	if (ibv_modify_qp(qp[i], &a, IBV_QP_STATE))
+		die("modify RESET");
+	connect_qp(i, rnr_retry);
+}
+
+/*
+ * Post an 8-byte SEND on qp[0] and wait up to @limit seconds for its completion. Returns the
+ * seconds it took, or -1 when none came; the completion's status goes to *st.
+ */
+static double timed_send(double limit, enum ibv_wc_status *st)
+{
+	struct ibv_sge s = { (uintptr_t)buf[0], 8, mr[0]->lkey };
+	struct ibv_send_wr wr = { .sg_list = &s, .num_sge = 1, .opcode = IBV_WR_SEND };
+	double t0 = now();
+	struct ibv_wc wc;
+	int n;
+
+	post(0, &wr);
+	while (!(n = ibv_poll_cq(cq[0], 1, &wc))) {
+		if (now() - t0 > limit)
+			return -1;
+		usleep(200);
+	}
+	if (n < 0)
+		die("poll_cq");
+	*st = wc.status;
+	return now() - t0;
+}
+
+/*
+ * Retry exceeded: the peer QP goes back to RESET and drops everything, so a SEND is sent
+ * retry_cnt + 1 times, one local ACK timeout (4.096 us * 2^timeout) apart, and then fails
+ * with IBV_WC_RETRY_EXC_ERR: after (retry_cnt + 1) timeouts, plus timer slack.
+ */
+static int retry_exceeded(int timeout, int retry_cnt)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RESET };
+	double want = (retry_cnt + 1) * 4.096e-6 * (double)(1u << timeout);
+	enum ibv_wc_status st;
+	double t;
+
+	q_timeout = timeout;
+	q_retry_cnt = retry_cnt;
+	reconnect(0, 7);
+	if (ibv_modify_qp(qp[1], &a, IBV_QP_STATE))
+		die("modify RESET");
+	t = timed_send(want * 3 + 5, &st);
+	if (t < 0)
+		die("no completion within %.1f s (timeout %d, retry_cnt %d: expected %.3f s)",
+		    want * 3 + 5, timeout, retry_cnt, want);
+	printf("timeout %d retry_cnt %d: %s after %.3f s (expected %.3f s)\n", timeout, retry_cnt,
+	       ibv_wc_status_str(st), t, want);
+	if (st != IBV_WC_RETRY_EXC_ERR)
+		die("status %s, wanted %s", ibv_wc_status_str(st),
+		    ibv_wc_status_str(IBV_WC_RETRY_EXC_ERR));
+	if (t < want * 0.9 || t > want * 1.3 + 0.15)
+		die("retry exceeded after %.3f s, expected %.3f s (%.3f..%.3f)", t, want, want * 0.9,
+		    want * 1.3 + 0.15);
+	return 0;
+}
+
+static int t_retry_t14(void)
+{
+	return retry_exceeded(14, 2);
+}
+
+static int t_retry_t18(void)
+{
+	return retry_exceeded(18, 2);
+}
+
+/* timeout 0 is "infinite" (IBA 9.7.6.1.3): a SEND to a silent peer never times out. */
+static int t_retry_t0(void)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RESET };
+	enum ibv_wc_status st;
+	double t;
+
+	q_timeout = 0;
+	q_retry_cnt = 0;
+	reconnect(0, 7);
+	if (ibv_modify_qp(qp[1], &a, IBV_QP_STATE))
+		die("modify RESET");
+	t = timed_send(4, &st);
+	if (t >= 0)
+		die("timeout 0 (infinite): the SEND completed with %s after %.3f s",
+		    ibv_wc_status_str(st), t);
+	printf("timeout 0 retry_cnt 0: no completion in 4 s\n");
+	return 0;
+}
+
+/*
+ * RNR retry exceeded: no receive is posted, the responder NAKs with its min_rnr_timer 26
+ * (81.92 ms); rnr_retry 2 waits twice, the third RNR NAK fails the SEND with
+ * IBV_WC_RNR_RETRY_EXC_ERR.
+ */
+static int t_rnr_timed(void)
+{
+	double want = 2 * 0.08192;
+	enum ibv_wc_status st;
+	double t;
+
+	q_min_rnr_timer = 26;
+	reconnect(0, 2);
+	reconnect(1, 2);
+	t = timed_send(10, &st);
+	if (t < 0)
+		die("no completion within 10 s");
+	printf("rnr_retry 2 min_rnr_timer 26: %s after %.3f s (expected %.3f s)\n",
+	       ibv_wc_status_str(st), t, want);
+	if (st != IBV_WC_RNR_RETRY_EXC_ERR)
+		die("status %s, wanted %s", ibv_wc_status_str(st),
+		    ibv_wc_status_str(IBV_WC_RNR_RETRY_EXC_ERR));
+	if (t < want * 0.9 || t > want * 1.3 + 0.15)
+		die("RNR retry exceeded after %.3f s, expected %.3f s (%.3f..%.3f)", t, want,
+		    want * 0.9, want * 1.3 + 0.15);
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(void);
@@ -531,6 +667,10 @@ static const struct {
 	{ "garbage-sq", t_garbage_sq, 7 },
 	{ "send-inv", t_send_inv, 7 },
 	{ "qp-events", t_qp_events, 7 },
+	{ "retry-t14", t_retry_t14, 7 },
+	{ "retry-t18", t_retry_t18, 7 },
+	{ "retry-t0", t_retry_t0, 7 },
+	{ "rnr-timed", t_rnr_timed, 2 },
 };
 
 int main(int argc, char **argv)

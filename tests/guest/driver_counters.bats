@@ -1,0 +1,101 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# Hardware counters of the bundled rdma_rxe (issue 10): `rdma statistic show link rxe0/1` has the
+# stock driver's counter names plus the driver's own, and known traffic moves each counter by
+# exactly what it did. One guest, QPs looped back on one device.
+#   tests/vm/vm-run -- bats tests/guest/driver_counters.bats
+
+bats_require_minimum_version 1.5.0
+load lib
+
+setup_file() {
+	require_guest
+	gcc -O2 -Wall -o "$BATS_FILE_TMPDIR/rxe_verify" \
+		"$BATS_TEST_DIRNAME/../../driver/tools/rxe_verify.c" -libverbs
+	load_bundled_driver
+	rdma link add rxe0 type rxe netdev eth0
+}
+
+teardown_file() {
+	rdma link del rxe0 2>/dev/null || true
+	rmmod rdma_rxe 2>/dev/null || true
+}
+
+snap() {	# snap: all counters of rxe0 port 1 as JSON
+	rdma -j statistic show link rxe0/1 | jq -c '.[0]'
+}
+
+delta() {	# delta BEFORE AFTER NAME
+	echo $(( $(jq -r --arg n "$3" '.[$n]' <<<"$2") - $(jq -r --arg n "$3" '.[$n]' <<<"$1") ))
+}
+
+@test "rdma statistic lists every stock rdma_rxe counter name and the driver's own" {
+	local s n
+	s=$(snap)
+	for n in sent_pkts rcvd_pkts duplicate_request out_of_seq_request rcvd_rnr_err \
+		send_rnr_err rcvd_seq_err ack_deferred retry_exceeded_err retry_rnr_exceeded_err \
+		completer_retry_err send_err link_downed rdma_sends rdma_recvs \
+		loopback_pkts retry_timeouts rcvd_dropped worker_runs; do
+		jq -e --arg n "$n" 'has($n) and (.[$n] | type == "number")' <<<"$s" >/dev/null ||
+			{ echo "no counter $n in: $s"; return 1; }
+	done
+}
+
+@test "30 SENDs each way: rdma_sends and rdma_recvs +60, every packet sent is looped back and received" {
+	local g a b
+	g=$(gid_index)
+	a=$(snap)
+	ibv_rc_pingpong -d rxe0 -g "$g" -s 512 -n 30 >/dev/null 2>&1 &
+	sleep 1
+	run -0 timeout 60 ibv_rc_pingpong -d rxe0 -g "$g" -s 512 -n 30 127.0.0.1
+	wait
+	b=$(snap)
+	echo "# $(jq -c '{sent_pkts, rcvd_pkts, loopback_pkts, ack_deferred, worker_runs}' <<<"$b")" >&3
+	[ "$(delta "$a" "$b" rdma_sends)" -eq 60 ]
+	[ "$(delta "$a" "$b" rdma_recvs)" -eq 60 ]
+	# each 512-byte SEND is one packet with an ACK request: at least 60 requests and 60 ACKs
+	[ "$(delta "$a" "$b" sent_pkts)" -ge 120 ]
+	[ "$(delta "$a" "$b" sent_pkts)" -eq "$(delta "$a" "$b" rcvd_pkts)" ]
+	[ "$(delta "$a" "$b" sent_pkts)" -eq "$(delta "$a" "$b" loopback_pkts)" ]
+	[ "$(delta "$a" "$b" ack_deferred)" -ge 60 ]
+	[ "$(delta "$a" "$b" worker_runs)" -gt 0 ]
+	for n in send_err rcvd_dropped completer_retry_err rcvd_seq_err duplicate_request; do
+		[ "$(delta "$a" "$b" "$n")" -eq 0 ] || { echo "$n moved"; return 1; }
+	done
+}
+
+@test "RNR retry exceeded (rnr_retry 2): 3 RNR NAKs sent and received, 1 retry_rnr_exceeded_err" {
+	local a b
+	a=$(snap)
+	run -0 timeout 60 "$BATS_FILE_TMPDIR/rxe_verify" rxe0 "$(gid_index)" rnr-timed
+	b=$(snap)
+	[ "$(delta "$a" "$b" send_rnr_err)" -eq 3 ]
+	[ "$(delta "$a" "$b" rcvd_rnr_err)" -eq 3 ]
+	[ "$(delta "$a" "$b" retry_rnr_exceeded_err)" -eq 1 ]
+	[ "$(delta "$a" "$b" retry_exceeded_err)" -eq 0 ]
+}
+
+@test "retry exceeded (retry_cnt 2, silent peer): 2 timeouts resend, then 1 retry_exceeded_err" {
+	local a b
+	a=$(snap)
+	run -0 timeout 60 "$BATS_FILE_TMPDIR/rxe_verify" rxe0 "$(gid_index)" retry-t14
+	b=$(snap)
+	[ "$(delta "$a" "$b" retry_timeouts)" -eq 2 ]
+	[ "$(delta "$a" "$b" completer_retry_err)" -eq 2 ]
+	[ "$(delta "$a" "$b" retry_exceeded_err)" -eq 1 ]
+	[ "$(delta "$a" "$b" retry_rnr_exceeded_err)" -eq 0 ]
+}
+
+@test "eth0 down and up again: link_downed +1" {
+	local a b
+	a=$(snap)
+	ip link set eth0 down
+	ip link set eth0 up
+	b=$(snap)
+	[ "$(delta "$a" "$b" link_downed)" -eq 1 ]
+}
+
+@test "the kernel log has no WARNING, BUG, Oops, refcount or lockdep message" {
+	run dmesg
+	! grep -E 'WARNING|BUG|Oops|refcount|lockdep|circular locking|general protection' <<<"$output"
+}
