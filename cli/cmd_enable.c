@@ -16,6 +16,7 @@
 #include "sdbus.h"
 
 #define UNIT_JOB_TIMEOUT 60	/* seconds to wait for systemd to start or stop a unit */
+#define NOW_WAIT 10		/* seconds --now waits for the port, as `up` does by default */
 
 enum { EDIT_NAME = 1, EDIT_NOW };
 const struct opt_spec cmd_enable_opts[] = {
@@ -139,11 +140,30 @@ static bool netdev_exists(struct rxectl *ctx, const char *netdev)
 	return nd && netdev_get_by_name(nd, netdev, &info) == 0;
 }
 
-/* Run another command of the table in this process (the same code as typing it). */
-static int run_cmd(struct rxectl *ctx, rxectl_cmd_fn fn, int argc, char **argv)
+/*
+ * enable --now where systemd does not run: create the device as `rxectl up NETDEV` would, with
+ * the name the edited file declares (the device model, not the up command, does the work).
+ */
+static int up_now(struct rxectl *ctx, const char *netdev, const char *text)
 {
-	optind = 0;
-	return fn(ctx, argc, argv);
+	const struct rxe_conf_entry *e;
+	struct rxe_conf conf;
+	int ret;
+
+	if (config_parse_string(text, ctx->config_path, &conf) < 0)
+		return log_error(RXECTL_FAIL, "%s does not parse after the edit; please report this "
+				 "as a bug.", ctx->config_path);
+	e = config_find_netdev(&conf, netdev);
+	if (!e) {
+		config_free(&conf);
+		return log_error(RXECTL_FAIL, "%s is not declared in %s after the edit; please "
+				 "report this as a bug.", netdev, ctx->config_path);
+	}
+	out_arr_begin(ctx->out, "devices");
+	ret = rxe_up(ctx, netdev, e->name, NOW_WAIT);
+	out_arr_end(ctx->out);
+	config_free(&conf);
+	return ret;
 }
 
 /*
@@ -213,11 +233,8 @@ int cmd_enable(struct rxectl *ctx, int argc, char **argv)
 		log_info("systemd is not running, so no unit was enabled; the device is created by "
 			 "`rxectl up` (or at boot where systemd runs).");
 		ret = RXECTL_OK;
-		if (now_) {
-			char *up_argv[] = { "up", (char *)netdev, NULL };
-
-			ret = run_cmd(ctx, cmd_up, 2, up_argv);
-		}
+		if (now_)
+			ret = up_now(ctx, netdev, changed ? edited : text);
 		goto out;
 	}
 	{
@@ -300,9 +317,9 @@ int cmd_disable(struct rxectl *ctx, int argc, char **argv)
 			goto out;
 		}
 		if (rxe_find_by_netdev(devs, n, netdev)) {
-			char *down_argv[] = { "down", (char *)netdev, NULL };
-
-			ret = run_cmd(ctx, cmd_down, 2, down_argv);
+			out_arr_begin(ctx->out, "removed");
+			ret = rxe_down(ctx, netdev);
+			out_arr_end(ctx->out);
 		}
 		free(devs);
 		rxe_unlock(ctx);

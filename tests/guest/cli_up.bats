@@ -217,3 +217,17 @@ sysfs_gid() {
 	"$RXECTL" up eth0
 	[ "$("$RXECTL" status --json | jq -r '.devices[0].driver')" = "in-tree" ]
 }
+
+@test "enable --now without systemd creates the declared device, disable --now removes it" {
+	run -0 "$RXECTL" enable eth0 --name rxen0 --now
+	[[ "$output" == *"eth0 is now declared in $RXECTL_CONFIG."* ]]
+	[[ "$output" == *"rxen0 on eth0 was created and is ACTIVE"* ]]
+	[ "$(rdma_links)" = '[{"name":"rxen0","netdev":"eth0","state":"ACTIVE","physical_state":"LINK_UP"}]' ]
+	# already declared: --now keeps the declared name and the device
+	run -0 "$RXECTL" enable eth0 --now
+	[[ "$output" == *"rxen0 on eth0 already existed"* ]]
+	run -0 "$RXECTL" disable eth0 --now
+	[[ "$output" == *"eth0 is no longer declared"* ]]
+	[ "$(rdma_links)" = '[]' ]
+	! grep -q eth0 "$RXECTL_CONFIG"
+}

@@ -231,3 +231,11 @@ no_rdma_kernel() {
 	run grep -n -E 'sd_bus_|ctx->rnl' "$BATS_TEST_DIRNAME"/../../cli/doctor*.c
 	[ "$status" -eq 1 ]
 }
+
+@test "no command calls another command's function: shared work lives one layer down" {
+	# cmd_X() is called only from the command table (commands.c), never from another command
+	run grep -n -E '\bcmd_[a-z_]+\(|run_cmd\(|optind' "$BATS_TEST_DIRNAME"/../../cli/cmd_enable.c \
+		"$BATS_TEST_DIRNAME"/../../cli/cmd_monitor.c "$BATS_TEST_DIRNAME"/../../cli/doctor*.c
+	echo "$output" | grep -v -E '^[^:]*:[0-9]+:int cmd_(enable|disable|monitor)\(' > "$BATS_TEST_TMPDIR/calls" || true
+	[ ! -s "$BATS_TEST_TMPDIR/calls" ] || { cat "$BATS_TEST_TMPDIR/calls"; false; }
+}
