@@ -60,6 +60,10 @@ static int parse_args(const char *cmd, struct rxectl *ctx, int argc, char **argv
 		return rxectl_usage_error(cmd, "%s takes one NETDEV, but also got '%s'.", cmd, argv[2]);
 	if ((why = netdev_name_invalid(*netdev)))
 		return log_error(RXECTL_USAGE, "netdev name '%s' %s.", *netdev, why);
+	if (!strcmp(*netdev, RXE_CONF_GLOBAL))
+		return log_error(RXECTL_USAGE, "[%s] is rxe.conf's section of settings, not a netdev, "
+				 "so %s cannot %s it; edit that section by hand (rxe.conf(5)).",
+				 RXE_CONF_GLOBAL, cmd, cmd);
 	if (*name && (why = ibdev_name_invalid(*name)))
 		return log_error(RXECTL_USAGE, "device name '%s' %s.", *name, why);
 	return -1;

@@ -24,6 +24,9 @@ struct parse_state {
 	unsigned int *keys_seen;	/* per entry: bit i set when conf_keys[i] was given */
 	struct rxe_conf_entry *cur;	/* the section being read, NULL before the first */
 	size_t cur_idx;
+	bool in_global;			/* the section being read is [global] */
+	unsigned int global_seen;	/* bit i set when global_keys[i] was given */
+	struct rxe_conf *conf;		/* where [global]'s values go */
 
 	unsigned int err_line;		/* the first error (0: none) */
 	char err[512];
@@ -33,13 +36,79 @@ struct parse_state {
  * Keys of a [NETDEV] section.  To add one: a field in struct rxe_conf_entry, a setter here
  * returning NULL or why the value is wrong (a fragment after "VALUE"), a line in rxe.conf(5),
  * and a row in tests/unit/test_config.c's table.  Each key may be given once per section.
+ * The setters see the line number for the messages of those who act on the value later.
  */
 struct conf_key {
 	const char *key;
-	const char *(*set)(struct rxe_conf_entry *e, const char *value);
+	const char *(*set)(struct rxe_conf_entry *e, const char *value, unsigned int line);
 };
 
-static const char *set_name(struct rxe_conf_entry *e, const char *value)
+/* Keys of the [global] section, the same way. */
+struct global_key {
+	const char *key;
+	const char *(*set)(struct rxe_conf *c, const char *value);
+};
+
+/* A whole decimal number in [min, max], or -1. */
+static int parse_uint(const char *s, unsigned long min, unsigned long max, unsigned long *out)
+{
+	unsigned long v = 0;
+
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || v > max)
+			return -1;
+		v = v * 10 + (unsigned long)(*s - '0');
+	}
+	if (v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static const char *set_mtu(struct rxe_conf_entry *e, const char *value, unsigned int line)
+{
+	unsigned long v;
+
+	if (parse_uint(value, RXE_CONF_MTU_MIN, RXE_CONF_MTU_MAX, &v) < 0)
+		return "is not an MTU: give a whole number of bytes from 576 to 65535 (9000 for "
+		       "jumbo frames)";
+	e->mtu = (unsigned int)v;
+	e->mtu_line = line;
+	return NULL;
+}
+
+static const char *set_driver(struct rxe_conf *c, const char *value)
+{
+	if (!strcmp(value, "auto"))
+		c->driver = RXE_DRIVER_AUTO;
+	else if (!strcmp(value, "kernel") || !strcmp(value, "stock"))
+		c->driver = RXE_DRIVER_KERNEL;
+	else if (!strcmp(value, "bundled"))
+		c->driver = RXE_DRIVER_BUNDLED;
+	else
+		return "is not a driver: use auto, kernel (or stock) or bundled";
+	return NULL;
+}
+
+static const char *set_tune(struct rxe_conf *c, const char *value)
+{
+	if (!strcmp(value, "yes") || !strcmp(value, "true") || !strcmp(value, "1"))
+		c->tune = true;
+	else if (!strcmp(value, "no") || !strcmp(value, "false") || !strcmp(value, "0"))
+		c->tune = false;
+	else
+		return "is not yes or no";
+	return NULL;
+}
+
+static const struct global_key global_keys[] = {
+	{ "driver", set_driver },
+	{ "tune", set_tune },
+};
+
+static const char *set_name(struct rxe_conf_entry *e, const char *value, unsigned int line)
 {
 	const char *why = ibdev_name_invalid(value);
 
@@ -52,6 +121,7 @@ static const char *set_name(struct rxe_conf_entry *e, const char *value)
 
 static const struct conf_key conf_keys[] = {
 	{ "name", set_name },
+	{ "mtu", set_mtu },
 };
 
 #define N_KEYS ARRAY_SIZE(conf_keys)
@@ -100,6 +170,17 @@ static void add_section(struct parse_state *st, const char *name)
 	struct rxe_conf_entry *e;
 
 	st->cur = NULL;
+	st->in_global = false;
+	if (!strcmp(name, RXE_CONF_GLOBAL)) {
+		if (st->conf->global_line) {
+			set_error(st, st->line, "[%s] is there twice (first at line %u); merge the "
+				  "two sections.", RXE_CONF_GLOBAL, st->conf->global_line);
+			return;
+		}
+		st->conf->global_line = st->line;
+		st->in_global = true;
+		return;
+	}
 	if (why) {
 		set_error(st, st->line, "section [%s]: netdev name '%s' %s.", name, name, why);
 		return;
@@ -134,12 +215,45 @@ static void add_section(struct parse_state *st, const char *name)
 	e->line = st->line;
 }
 
+static void add_global_key(struct parse_state *st, const char *key, const char *value)
+{
+	const char *why;
+
+	for (size_t i = 0; i < ARRAY_SIZE(global_keys); i++) {
+		if (strcmp(key, global_keys[i].key))
+			continue;
+		if (st->global_seen & (1u << i)) {
+			set_error(st, st->line, "key '%s' is set twice in [%s]; keep one.", key,
+				  RXE_CONF_GLOBAL);
+			return;
+		}
+		st->global_seen |= 1u << i;
+		why = global_keys[i].set(st->conf, value);
+		if (why)
+			set_error(st, st->line, "in [%s], %s '%s' %s.", RXE_CONF_GLOBAL, key, value,
+				  why);
+		return;
+	}
+	for (size_t i = 0; i < N_KEYS; i++)
+		if (!strcmp(key, conf_keys[i].key)) {
+			set_error(st, st->line, "key '%s' belongs in a [NETDEV] section, not in [%s].",
+				  key, RXE_CONF_GLOBAL);
+			return;
+		}
+	set_error(st, st->line, "unknown key '%s' in [%s]; it knows 'driver' and 'tune' "
+		  "(rxe.conf(5)).", key, RXE_CONF_GLOBAL);
+}
+
 static void add_key(struct parse_state *st, const char *key, const char *value)
 {
 	struct rxe_conf_entry *e = st->cur;
 	const char *why;
 
-	if (!st->n) {
+	if (st->in_global) {
+		add_global_key(st, key, value);
+		return;
+	}
+	if (!st->n && !st->conf->global_line) {
 		set_error(st, st->line, "key '%s' appears before any [NETDEV] section; put it under "
 			  "the netdev it belongs to, e.g. [eth0].", key);
 		return;
@@ -155,13 +269,19 @@ static void add_key(struct parse_state *st, const char *key, const char *value)
 			return;
 		}
 		st->keys_seen[st->cur_idx] |= 1u << i;
-		why = conf_keys[i].set(e, value);
+		why = conf_keys[i].set(e, value, st->line);
 		if (why)
 			set_error(st, st->line, "in [%s], %s '%s' %s.", e->netdev, key, value, why);
 		return;
 	}
-	set_error(st, st->line, "unknown key '%s' in [%s]; the only key rxe.conf(5) knows is "
-		  "'name'.", key, e->netdev);
+	for (size_t i = 0; i < ARRAY_SIZE(global_keys); i++)
+		if (!strcmp(key, global_keys[i].key)) {
+			set_error(st, st->line, "key '%s' belongs in the [%s] section, not in [%s].",
+				  key, RXE_CONF_GLOBAL, e->netdev);
+			return;
+		}
+	set_error(st, st->line, "unknown key '%s' in [%s]; a netdev section knows 'name' and "
+		  "'mtu' (rxe.conf(5)).", key, e->netdev);
 }
 
 /* A line's NAME or VALUE as a C string, cut (harmlessly: the validators reject it) at 255. */
@@ -201,7 +321,7 @@ static void parse_line(struct parse_state *st, const char *s, size_t len)
 
 int config_parse_buf(const char *text, size_t len, const char *label, struct rxe_conf *conf)
 {
-	struct parse_state st = { .label = label };
+	struct parse_state st = { .label = label, .conf = conf };
 	const char *p = text, *end = text + len;
 
 	memset(conf, 0, sizeof(*conf));
@@ -217,6 +337,7 @@ int config_parse_buf(const char *text, size_t len, const char *label, struct rxe
 	free(st.keys_seen);
 	if (st.err_line) {
 		free(st.entries);
+		memset(conf, 0, sizeof(*conf));
 		log_msg(LOG_ERR, "%s:%u: %s", label, st.err_line, st.err);
 		return -EINVAL;
 	}
@@ -230,6 +351,7 @@ int config_parse_buf(const char *text, size_t len, const char *label, struct rxe
 					st.entries[j].name, st.entries[i].netdev,
 					st.entries[i].line);
 				free(st.entries);
+				memset(conf, 0, sizeof(*conf));
 				return -EINVAL;
 			}
 	conf->entries = st.entries;
@@ -339,6 +461,22 @@ void config_free(struct rxe_conf *conf)
 	free(conf->entries);
 	free(conf->path);
 	memset(conf, 0, sizeof(*conf));
+}
+
+int config_copy(struct rxe_conf *dst, const struct rxe_conf *src)
+{
+	*dst = *src;
+	dst->entries = NULL;
+	dst->path = src->path ? strdup(src->path) : NULL;
+	if (src->n)
+		dst->entries = malloc(src->n * sizeof(*src->entries));
+	if ((src->path && !dst->path) || (src->n && !dst->entries)) {
+		config_free(dst);
+		return -ENOMEM;
+	}
+	if (src->n)
+		memcpy(dst->entries, src->entries, src->n * sizeof(*src->entries));
+	return 0;
 }
 
 const struct rxe_conf_entry *config_find_netdev(const struct rxe_conf *conf, const char *netdev)

@@ -8,19 +8,33 @@
 #ifndef IF_NAMESIZE
 #define IF_NAMESIZE 16		/* as in <net/if.h>, which clashes with <linux/if.h> */
 #endif
+#include "driver.h"
 #include "rdma_nl.h"
+
+/* The section of settings for the whole file; no netdev section may have this name. */
+#define RXE_CONF_GLOBAL "global"
+/* The range of `mtu =`: the smallest MTU every IPv4 host must take, the largest an IP
+ * packet can be.  The netdev's own limits are checked when `up` sets it. */
+#define RXE_CONF_MTU_MIN 576
+#define RXE_CONF_MTU_MAX 65535
 
 struct rxe_conf_entry {
 	char netdev[IF_NAMESIZE];		/* the section name */
 	char name[RXE_IBDEV_NAME_MAX];		/* `name =`, default rxe_<netdev> */
 	unsigned int line;			/* line of the [section] header */
 	bool name_given;			/* `name =` was in the section */
+	unsigned int mtu;			/* `mtu =`, 0 when not given (left as it is) */
+	unsigned int mtu_line;			/* its line, for messages */
 };
 
 struct rxe_conf {
 	char *path;				/* as given, for messages */
 	struct rxe_conf_entry *entries;
 	size_t n;
+	/* [global] */
+	enum rxe_driver_choice driver;		/* `driver =`, default auto */
+	bool tune;				/* `tune = yes`: up applies `rxectl tune`'s values */
+	unsigned int global_line;		/* line of [global], 0 when there is none */
 };
 
 /*
@@ -41,6 +55,8 @@ int config_parse_string(const char *text, const char *label, struct rxe_conf *co
  */
 int config_read_text(const char *path, char **text, size_t *len);
 void config_free(struct rxe_conf *conf);
+/* A deep copy of `src` into `dst` (config_free() it): 0 or -ENOMEM. */
+int config_copy(struct rxe_conf *dst, const struct rxe_conf *src);
 
 const struct rxe_conf_entry *config_find_netdev(const struct rxe_conf *conf, const char *netdev);
 const struct rxe_conf_entry *config_find_name(const struct rxe_conf *conf, const char *name);

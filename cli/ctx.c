@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* ctx.c - the context's lazily opened handles, with one clear sentence when they cannot open. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
@@ -60,10 +61,40 @@ struct netdev_ctx *ctx_netdev(struct rxectl *ctx)
 	return NULL;
 }
 
+/* Keep what was read for the device model (config_apply.c). */
+static int keep_copy(struct rxectl *ctx, const struct rxe_conf *conf)
+{
+	struct rxe_conf *copy = calloc(1, sizeof(*copy));
+
+	if (!copy || config_copy(copy, conf) < 0) {
+		free(copy);
+		return log_error(RXECTL_FAIL, "out of memory while reading the configuration.");
+	}
+	ctx_forget_config(ctx);
+	ctx->conf = copy;
+	return RXECTL_OK;
+}
+
+void ctx_forget_config(struct rxectl *ctx)
+{
+	if (ctx->conf)
+		config_free(ctx->conf);
+	free(ctx->conf);
+	ctx->conf = NULL;
+}
+
 int ctx_load_config(struct rxectl *ctx, struct rxe_conf *conf)
 {
 	int err = config_load(ctx->config_path, conf);
 
+	if (err == -ENOENT && !ctx->config_explicit)
+		memset(conf, 0, sizeof(*conf));
+	if (err == 0 || (err == -ENOENT && !ctx->config_explicit)) {
+		if (keep_copy(ctx, conf) != RXECTL_OK) {
+			config_free(conf);
+			return RXECTL_FAIL;
+		}
+	}
 	if (err == 0)
 		return RXECTL_OK;
 	if (err == -ENOENT) {
@@ -84,4 +115,5 @@ void ctx_release(struct rxectl *ctx)
 	ctx->nd = NULL;
 	output_free(ctx->out);
 	ctx->out = NULL;
+	ctx_forget_config(ctx);
 }

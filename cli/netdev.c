@@ -103,6 +103,26 @@ static void fill_info(struct netdev_ctx *nd, struct rtnl_link *link, struct netd
 	}
 }
 
+int netdev_set_mtu(struct netdev_ctx *nd, int ifindex, unsigned int mtu)
+{
+	struct rtnl_link *orig, *change;
+	int err;
+
+	err = get_link(nd, ifindex, NULL, &orig);
+	if (err < 0)
+		return err;
+	change = rtnl_link_alloc();
+	if (!change) {
+		rtnl_link_put(orig);
+		return -ENOMEM;
+	}
+	rtnl_link_set_mtu(change, mtu);
+	err = rtnl_link_change(nd->sock, orig, change, 0);
+	rtnl_link_put(change);
+	rtnl_link_put(orig);
+	return err < 0 ? nlerr(err) : 0;
+}
+
 int netdev_get_by_name(struct netdev_ctx *nd, const char *name, struct netdev_info *out)
 {
 	struct rtnl_link *link;

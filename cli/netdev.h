@@ -39,6 +39,9 @@ int netdev_get_by_index(struct netdev_ctx *nd, int ifindex, struct netdev_info *
  * -ENODEV when there is no such netdev. */
 int netdev_max_mtu(const char *name, unsigned int *max_mtu);
 
+/* Set the netdev's MTU (RTM_NEWLINK/SETLINK): 0, -ENODEV, -EPERM, -EINVAL (out of its range). */
+int netdev_set_mtu(struct netdev_ctx *nd, int ifindex, unsigned int mtu);
+
 struct netdev_addr {
 	int family;			/* AF_INET or AF_INET6 */
 	unsigned char addr[16];		/* network byte order; 4 bytes used for AF_INET */

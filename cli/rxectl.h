@@ -42,6 +42,8 @@ struct rxectl {
 	struct netdev_ctx *nd;		/* rtnetlink (libnl-route); use ctx_netdev() */
 	bool locked;			/* lock_fd holds the creation lock (lock.h) */
 	int lock_fd;
+	struct rxe_conf *conf;		/* a copy of what ctx_load_config() read last, for what
+					 * `up` applies (config_apply.h); NULL: none read */
 };
 
 /* Lazily open the RDMA netlink socket; NULL after printing why. */
@@ -54,13 +56,15 @@ int ctx_rdma_nl_try(struct rxectl *ctx);
 /* Lazily open rtnetlink; NULL after printing why. */
 struct netdev_ctx *ctx_netdev(struct rxectl *ctx);
 /*
- * Load ctx->config_path into *conf (see config.h).  A missing default file
- * is an empty configuration; a missing file named with -c/$RXECTL_CONFIG is
+ * Load ctx->config_path into *conf (see config.h), and keep a copy in ctx->conf.  A missing
+ * default file is an empty configuration; a missing file named with -c/$RXECTL_CONFIG is
  * an error.  Returns RXECTL_OK, RXECTL_USAGE (malformed, missing, a
  * directory or unreadable; message printed) or RXECTL_FAIL (out of memory).
  */
 struct rxe_conf;
 int ctx_load_config(struct rxectl *ctx, struct rxe_conf *conf);
+/* Drop ctx->conf. */
+void ctx_forget_config(struct rxectl *ctx);
 /* Close whatever was opened. */
 void ctx_release(struct rxectl *ctx);
 

@@ -160,9 +160,9 @@ no_rdma_kernel() {
 }
 
 @test "an unknown key is an error naming the key and line" {
-	printf '[lo]\n\nmtu = 9000\n' > "$RXECTL_CONFIG"
+	printf '[lo]\n\nspeed = 9000\n' > "$RXECTL_CONFIG"
 	run -2 "$RXECTL" up
-	[ "$output" = "rxectl: $RXECTL_CONFIG:3: unknown key 'mtu' in [lo]; the only key rxe.conf(5) knows is 'name'." ]
+	[ "$output" = "rxectl: $RXECTL_CONFIG:3: unknown key 'speed' in [lo]; a netdev section knows 'name' and 'mtu' (rxe.conf(5))." ]
 }
 
 @test "a bad netdev name in a section header is an error naming it" {

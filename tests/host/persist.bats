@@ -162,12 +162,12 @@ no_systemd() {
 }
 
 @test "enable and disable leave a malformed file alone and exit 2" {
-	printf '[eth0]\nmtu = 9000\n' > "$RXECTL_CONFIG"
+	printf '[eth0]\nspeed = 9000\n' > "$RXECTL_CONFIG"
 	run -2 "$RXECTL" enable eth1
-	[[ "$output" == *"rxe.conf:2: unknown key 'mtu'"* ]]
+	[[ "$output" == *"rxe.conf:2: unknown key 'speed'"* ]]
 	[[ "$output" == *"was not changed; fix the line above first."* ]]
 	run -2 "$RXECTL" disable eth0
-	[ "$(cat "$RXECTL_CONFIG")" = "$(printf '[eth0]\nmtu = 9000')" ]
+	[ "$(cat "$RXECTL_CONFIG")" = "$(printf '[eth0]\nspeed = 9000')" ]
 }
 
 @test "disable removes the section and keeps the rest" {
@@ -233,4 +233,41 @@ no_systemd() {
 	run -2 "$RXECTL" --json disable eth1
 	! grep -q eth0 "$RXECTL_CONFIG"
 	grep -q eth1 "$RXECTL_CONFIG"
+}
+
+@test "enable and disable keep [global] and mtu lines, and refuse to take [global] for a netdev" {
+	no_systemd
+	printf '[global]\ndriver = bundled\ntune = no\n\n[eth1]\nmtu = 9000\n' > "$RXECTL_CONFIG"
+	run -0 "$RXECTL" enable eth0 --name roce0
+	[ "$(cat "$RXECTL_CONFIG")" = "$(printf '[global]\ndriver = bundled\ntune = no\n\n[eth1]\nmtu = 9000\n\n[eth0]\nname = roce0')" ]
+	run -0 "$RXECTL" disable eth0
+	[ "$(cat "$RXECTL_CONFIG")" = "$(printf '[global]\ndriver = bundled\ntune = no\n\n[eth1]\nmtu = 9000')" ]
+	for cmd in enable disable; do
+		run -2 "$RXECTL" "$cmd" global
+		[[ "$output" == *"[global] is rxe.conf's section of settings, not a netdev, so $cmd cannot $cmd it"* ]]
+	done
+	[ "$(cat "$RXECTL_CONFIG")" = "$(printf '[global]\ndriver = bundled\ntune = no\n\n[eth1]\nmtu = 9000')" ]
+}
+
+@test "a bad mtu or driver value stops every command with its file:line" {
+	printf '[global]\ndriver = fastest\n' > "$RXECTL_CONFIG"
+	run -2 "$RXECTL" status
+	[[ "$output" == *"$RXECTL_CONFIG:2: in [global], driver 'fastest' is not a driver: use auto, kernel (or stock) or bundled."* ]]
+	printf '[eth0]\nmtu = 9000 bytes\n' > "$RXECTL_CONFIG"
+	run -2 "$RXECTL" up
+	[[ "$output" == *"$RXECTL_CONFIG:2: in [eth0], mtu '9000 bytes' is not an MTU"* ]]
+	# udev-env says why and leaves the netdev unmanaged (exit 0: udev ignores failures)
+	run -0 "$RXECTL" udev-env eth0
+	[[ "$output" == *"is not an MTU"* && "$output" != *RXE_MANAGED=1* ]]
+	run -2 "$RXECTL" enable eth1
+	[[ "$output" == *"was not changed"* ]]
+}
+
+@test "etc/rxe.conf's commented examples, uncommented, are a valid file" {
+	sed 's/^# \(\[\|name\|mtu\|driver\|tune\)/\1/' "$BATS_TEST_DIRNAME/../../etc/rxe.conf" > "$RXECTL_CONFIG"
+	grep -q '^mtu = 9000' "$RXECTL_CONFIG"
+	grep -q '^\[global\]' "$RXECTL_CONFIG"
+	run -0 --separate-stderr "$RXECTL" udev-env eth0
+	[ -z "$stderr" ]
+	[[ "$output" == *"RXE_NAME=rxe_eth0"* ]]
 }

@@ -27,7 +27,7 @@ int main(void)
 	int r;
 
 	log_set_sink(capture, NULL);
-	tap_plan(27);
+	tap_plan(32);
 
 	r = parse("# two netdevs\n[eth0]\n\n[eth1]\nname = roce1 ; inline comment\n", &c);
 	ok(r == 0, "a good file parses");
@@ -55,10 +55,41 @@ int main(void)
 	r = parse("[eth0]\nname = a\n[eth1\n", &c);
 	ok(r == -EINVAL && strstr(last_msg, "test.conf:3:"), "an unclosed [section is an error at its line");
 
-	r = parse("[eth0]\nmtu = 1500\n", &c);
+	r = parse("[eth0]\nspeed = 1500\n", &c);
 	ok(r == -EINVAL, "an unknown key is an error");
-	ok(strstr(last_msg, "test.conf:2:") && strstr(last_msg, "unknown key 'mtu'"),
+	ok(strstr(last_msg, "test.conf:2:") && strstr(last_msg, "unknown key 'speed'"),
 	   "the error names the line and the key (got: %s)", last_msg);
+
+	r = parse("[eth0]\nmtu = 9000\n[eth1]\n", &c);
+	ok(r == 0 && c.entries[0].mtu == 9000 && c.entries[0].mtu_line == 2 && c.entries[1].mtu == 0,
+	   "mtu = 9000 is read with its line; a section without it leaves the MTU alone");
+	ok(c.driver == RXE_DRIVER_AUTO && !c.tune && !c.global_line,
+	   "without [global]: driver auto, tune no");
+	config_free(&c);
+
+	r = parse("[global]\ndriver = bundled\ntune = yes\n[eth0]\n", &c);
+	ok(r == 0 && c.driver == RXE_DRIVER_BUNDLED && c.tune && c.global_line == 1 && c.n == 1,
+	   "[global] driver = bundled, tune = yes are read, and [global] declares no netdev");
+	{
+		struct rxe_conf copy;
+
+		ok(config_copy(&copy, &c) == 0 && copy.n == 1 && copy.driver == RXE_DRIVER_BUNDLED &&
+		   copy.entries != c.entries && !strcmp(copy.entries[0].netdev, "eth0") &&
+		   !strcmp(copy.path, c.path), "config_copy copies entries and [global]");
+		config_free(&copy);
+	}
+	config_free(&c);
+
+	r = parse("[global]\ndriver = stock\ntune = no\n", &c);
+	ok(r == 0 && c.driver == RXE_DRIVER_KERNEL && !c.tune && c.n == 0,
+	   "driver = stock is the kernel's driver; tune = no");
+	config_free(&c);
+
+	r = parse("[global]\ndriver = kernel\n[eth0]\nmtu = 70000\n", &c);
+	ok(r == -EINVAL && strstr(last_msg, "test.conf:4:") && strstr(last_msg, "576 to 65535") &&
+	   c.driver == RXE_DRIVER_AUTO && c.global_line == 0,
+	   "an MTU out of range is an error naming the range, and the result is left empty (got: %s)",
+	   last_msg);
 
 	r = parse("[this-name-is-far-too-long]\n", &c);
 	ok(r == -EINVAL, "a netdev name longer than 15 characters is an error");
@@ -87,7 +118,7 @@ int main(void)
 	ok(r == -EINVAL && strstr(last_msg, "test.conf:3:") && strstr(last_msg, "same"),
 	   "two netdevs asking for one device name is an error (got: %s)", last_msg);
 
-	r = parse("[eth0]\nmtu = 1\nbroken\n", &c);
+	r = parse("[eth0]\nspeed = 1\nbroken\n", &c);
 	ok(r == -EINVAL && strstr(last_msg, "test.conf:2:"), "the first of several errors is reported");
 
 	r = config_load("/nonexistent/rxe.conf", &c);
