@@ -46,10 +46,17 @@ static int apply_mtu(struct rxectl *ctx, const struct rxe_conf_entry *e,
 	if (err == -EPERM || err == -EACCES)
 		return log_error(RXECTL_FAIL, "setting the MTU of %s to %u (%s line %u) was refused; "
 				 "run rxectl as root.", e->netdev, e->mtu, ctx->conf->path, e->mtu_line);
-	if (err == -EINVAL && netdev_max_mtu(e->netdev, &max) == 0 && max && e->mtu > max)
+	if ((err == -EINVAL || err == -ERANGE) && netdev_max_mtu(e->netdev, &max) == 0 && max &&
+	    e->mtu > max)
 		return log_error(RXECTL_FAIL, "%s takes an MTU of at most %u, so `mtu = %u` (%s line "
 				 "%u) cannot be set; lower it to %u or less, and set the same MTU on "
 				 "the peers.", e->netdev, max, e->mtu, ctx->conf->path, e->mtu_line, max);
+	if (err == -EINVAL || err == -ERANGE)
+		return log_error(RXECTL_FAIL, "%s does not take an MTU of %u (%s line %u): %s; a "
+				 "VLAN or other stacked netdev takes at most its parent's MTU, so raise "
+				 "that first or lower `mtu =` (`ip -d link show %s` shows its limits).",
+				 e->netdev, e->mtu, ctx->conf->path, e->mtu_line, strerror(-err),
+				 e->netdev);
 	if (err < 0)
 		return log_error(RXECTL_FAIL, "cannot set the MTU of %s to %u (%s line %u): %s; "
 				 "check what the netdev takes with `ip -d link show %s`.", e->netdev,

@@ -28,6 +28,8 @@ static int nlerr(int err)
 	case NLE_PERM:		return -EPERM;
 	case NLE_NOMEM:		return -ENOMEM;
 	case NLE_INVAL:		return -EINVAL;
+	case NLE_RANGE:		return -ERANGE;
+	case NLE_NOACCESS:	return -EACCES;
 	case NLE_PROTO_MISMATCH:
 	case NLE_OPNOTSUPP:	return -EOPNOTSUPP;
 	default:		return -EIO;
