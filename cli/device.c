@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "config_apply.h"
 #include "kmod.h"
 #include "lock.h"
 #include "log.h"
@@ -233,7 +234,7 @@ int rxe_up(struct rxectl *ctx, const char *netdev, const char *name, int wait)
 	if (err < 0)
 		return log_error(RXECTL_FAIL, "cannot look up netdev %s: %s.", netdev, strerror(-err));
 
-	if (modules_load_rxe() < 0)
+	if (config_apply_up(ctx, netdev, &info) != RXECTL_OK)
 		return RXECTL_FAIL;
 	if (!ctx_rdma_nl(ctx))
 		return RXECTL_FAIL;
