@@ -1,0 +1,168 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# The rxectl node image (contrib/kubernetes/build-image: mmdebstrap + this tree's rxectl .deb, an
+# OCI archive) under podman in a systemd guest, run as the DaemonSet runs it: privileged, host
+# network, the node's /lib/modules and /dev/infiniband, rxe.conf at /etc/rxe. Its entrypoint
+# (rxe-node) creates the declared devices, re-creates one whose netdev is deleted and re-added,
+# passes the readiness command, deletes the devices and exits 0 on SIGTERM, and refuses bad
+# configuration with exit 2.
+# Kubernetes itself (kubelet, the DaemonSet controller) is not run here: tests/host/pkg_kubernetes.bats
+# checks the manifest. Tests build on each other in order (one container for most of them).
+#   make deb && contrib/kubernetes/build-image && tests/run-all tests/guest/systemd/pkg_container.bats
+
+bats_require_minimum_version 1.5.0
+
+load ../lib
+
+BOUND=90	# seconds: a generous bound for a device to appear or go (TCG, podman)
+
+setup_file() {
+	[ "$(cat /proc/1/comm)" = systemd ] || skip "not in the systemd test bed guest"
+	command -v podman >/dev/null || { echo "podman is missing: run scripts/setup-deps" >&2; return 1; }
+	IMAGE_ARCHIVE=$(ls "$TOP"/build/oci/rxectl-node_*.oci.tar 2>/dev/null | tail -n1)
+	[ -n "$IMAGE_ARCHIVE" ] ||
+		{ echo "no image in $TOP/build/oci: run make deb && contrib/kubernetes/build-image" >&2; return 1; }
+	setup_nic
+	# podman's storage in a tmpfs of its own (the guest's root is an overlay, which cannot be
+	# the upper layer of podman's overlay storage).
+	STORE=$BATS_FILE_TMPDIR/store
+	mkdir -p "$STORE" && mount -t tmpfs -o size=400m tmpfs "$STORE"
+	CONFDIR=$BATS_FILE_TMPDIR/conf
+	mkdir -p "$CONFDIR"
+	printf '[%s]\n[rxk0]\nname = rxe_k\n' "$NIC" > "$CONFDIR/rxe.conf"
+	# podman with that storage, as a command (timeout(1) runs commands, not functions)
+	PM=$BATS_FILE_TMPDIR/pm
+	printf '#!/bin/sh\nexec podman --root "%s/root" --runroot "%s/run" --storage-driver overlay --cgroup-manager cgroupfs --events-backend file "$@"\n' \
+		"$STORE" "$STORE" > "$PM"
+	chmod +x "$PM"
+	export PM
+	touch /run/rxectl.lock			# hostPath type FileOrCreate
+	mkdir -p /dev/infiniband		# hostPath type DirectoryOrCreate
+	export STORE CONFDIR IMAGE_ARCHIVE
+	local out
+	out=$(pm load -i "$IMAGE_ARCHIVE" 2>&1) || { echo "podman load failed: $out" >&2; return 1; }
+	IMAGE=$(sed -n 's/^Loaded image[^:]*: *//p' <<< "$out" | tail -n1)
+	[ -n "$IMAGE" ] || { echo "podman load printed no image name: $out" >&2; return 1; }
+	export IMAGE
+}
+
+teardown_file() {
+	pm rm -f -t 0 rxe-node rxe-bad >/dev/null 2>&1
+	ip link del rxk0 2>/dev/null
+	umount "$STORE" 2>/dev/null
+	true
+}
+
+# The bed's NIC: in systemd guests udev renames eth0 (e.g. to ens5) and the bed gives it no
+# address, so find it (the netdev with a PCI device) and give it this guest's address.
+setup_nic() {
+	udevadm settle
+	local d
+	for d in /sys/class/net/*/device; do NIC=$(basename "$(dirname "$d")"); break; done
+	[ -n "${NIC:-}" ] || { echo "the guest has no NIC" >&2; return 1; }
+	ip link set "$NIC" up
+	ip -4 addr show dev "$NIC" | grep -q "inet $VM_SELF_IP/" || ip addr add "$VM_SELF_IP/24" dev "$NIC"
+	export NIC
+}
+
+pm() { "$PM" "$@"; }
+
+# The container as the DaemonSet runs it (contrib/kubernetes/rxectl.yaml), with extra podman args.
+run_node() { # name [podman run args...]
+	local name=$1; shift
+	pm run -d --name "$name" --privileged --network host \
+		-v /lib/modules:/lib/modules:ro -v "$CONFDIR:/etc/rxe:ro" \
+		-v /dev/infiniband:/dev/infiniband -v /run/rxectl.lock:/run/rxectl.lock "$@" "$IMAGE"
+}
+
+devs_on() { # "name:state" of the rxe devices on netdev $1
+	rdma -j link show 2>/dev/null | jq -r --arg n "$1" '.[] | select(.netdev == $n) | "\(.ifname):\(.state)"'
+}
+
+wait_for() { # netdev expected-"name:state"-or-empty
+	for _ in $(seq $((BOUND * 5))); do
+		[ "$(devs_on "$1")" = "$2" ] && return 0
+		sleep 0.2
+	done
+	echo "on $1: wanted '$2', have '$(devs_on "$1")'"
+	pm logs rxe-node 2>&1 | tail -n 20
+	return 1
+}
+
+make_veth() { # name address (the peer is NAMEp)
+	ip link add "$1" type veth peer name "$1p" && ip addr add "$2/24" dev "$1" &&
+		ip link set "$1p" up && ip link set "$1" up
+}
+
+@test "the image runs rxe-node, which creates the declared device on the guest's NIC" {
+	[ "$(pm image inspect -f '{{json .Config.Entrypoint}}' "$IMAGE")" = '["/usr/sbin/rxe-node"]' ]
+	[ -z "$(devs_on "$NIC")" ]
+	run -0 run_node rxe-node
+	wait_for "$NIC" "rxe_$NIC:ACTIVE"
+	[ "$(pm inspect -f '{{.State.Running}}' rxe-node)" = true ]
+}
+
+@test "a declared netdev that appears later gets its device, and again after it is deleted and re-added" {
+	make_veth rxk0 198.51.100.1
+	wait_for rxk0 rxe_k:ACTIVE
+	ip link del rxk0
+	wait_for rxk0 ""
+	make_veth rxk0 198.51.100.1
+	wait_for rxk0 rxe_k:ACTIVE
+	run -0 pm logs rxe-node
+	echo "$output"
+	[ "$(pm inspect -f '{{.State.Running}}' rxe-node)" = true ]
+}
+
+@test "the readiness command (rxectl doctor) passes in the container" {
+	run pm exec rxe-node rxectl doctor
+	echo "$output"
+	[ "$status" = 0 ]
+	[[ "$output" == *"rxe_$NIC"* ]]
+}
+
+@test "SIGTERM: the container deletes the declared devices and exits 0" {
+	run -0 pm kill --signal TERM rxe-node
+	run -0 pm wait rxe-node
+	echo "$output"
+	[ "$output" = 0 ]
+	[ -z "$(devs_on "$NIC")" ]
+	[ -z "$(devs_on rxk0)" ]
+	pm rm rxe-node
+}
+
+@test "RXE_REMOVE_ON_EXIT=no leaves the devices when the container stops" {
+	run -0 run_node rxe-node -e RXE_REMOVE_ON_EXIT=no
+	wait_for "$NIC" "rxe_$NIC:ACTIVE"
+	run -0 pm stop -t 60 rxe-node
+	[ "$(pm inspect -f '{{.State.ExitCode}}' rxe-node)" = 0 ]
+	[ "$(devs_on "$NIC")" = "rxe_$NIC:ACTIVE" ]
+	run -0 pm logs rxe-node
+	[[ "$output" == *"RXE_REMOVE_ON_EXIT=no: the declared devices stay."* ]]
+	pm rm rxe-node
+	rdma link delete "rxe_$NIC"
+	rdma link delete rxe_k 2>/dev/null || true
+}
+
+@test "a malformed rxe.conf stops the container with exit 2, a message and no device" {
+	local bad=$BATS_TEST_TMPDIR/bad
+	mkdir -p "$bad"
+	printf '[%s]\nmtu = 9000\n' "$NIC" > "$bad/rxe.conf"
+	timeout 300 "$PM" run --name rxe-bad --privileged --network host -v /lib/modules:/lib/modules:ro \
+		-v "$bad:/etc/rxe:ro" "$IMAGE" > "$BATS_TEST_TMPDIR/out" 2>&1 && false
+	run -0 pm inspect -f '{{.State.ExitCode}}' rxe-bad
+	[ "$output" = 2 ]
+	cat "$BATS_TEST_TMPDIR/out"
+	grep -q "unknown key 'mtu'" "$BATS_TEST_TMPDIR/out"
+	grep -q 'rxe-node: /etc/rxe/rxe.conf is not valid (above); fix the ConfigMap.' "$BATS_TEST_TMPDIR/out"
+	[ -z "$(devs_on "$NIC")" ]
+	pm rm rxe-bad
+}
+
+@test "a bad RXE_REMOVE_ON_EXIT or a missing rxe.conf stops the container with exit 2 and says so" {
+	run -2 timeout 300 "$PM" run --rm --privileged --network host -v "$CONFDIR:/etc/rxe:ro" \
+		-e RXE_REMOVE_ON_EXIT=maybe "$IMAGE"
+	[[ "$output" == *"RXE_REMOVE_ON_EXIT must be 'yes' or 'no', not 'maybe'"* ]]
+	run -2 timeout 300 "$PM" run --rm --privileged --network host "$IMAGE"
+	[[ "$output" == *"there is no configuration file /etc/rxe/rxe.conf; mount the ConfigMap"* ]]
+}
