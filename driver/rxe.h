@@ -424,7 +424,7 @@ int rxe_pkt_send(struct rxe_dev *dev, const struct rxe_addr *av, u16 sport,
 void rxe_bth_init(struct sk_buff *skb, u8 opcode, bool se, u32 qpn, bool ackreq, u32 psn,
 		  u32 paylen);
 int rxe_av_from_attr(struct rxe_dev *dev, struct rxe_addr *av, const struct rdma_ah_attr *attr);
-void rxe_rcv(struct rxe_dev *dev, struct sk_buff *skb);
+void rxe_rcv(struct rxe_dev *dev, struct sk_buff *skb, bool local);
 bool rxe_pkt_from_peer(const struct rxe_addr *av, struct sk_buff *skb);
 
 /* rxe_mr.c */

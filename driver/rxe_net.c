@@ -207,7 +207,7 @@ static int rxe_loopback(struct rxe_dev *dev, struct net *net, struct sk_buff *sk
 		return -EHOSTUNREACH;
 	}
 	skb_pull(skb, skb_transport_offset(skb));
-	rxe_rcv(to_rdev(ib), skb);
+	rxe_rcv(to_rdev(ib), skb, true);
 	ib_device_put(ib);
 	return 0;
 }
@@ -260,7 +260,7 @@ static int __rxe_pkt_send(struct rxe_dev *dev, const struct rxe_addr *av, u16 sp
 			rxe_push_ip4(skb, av, net);
 		else
 			rxe_push_ip6(skb, av);
-		rxe_set_icrc(skb);
+		/* It never leaves this host: no ICRC (rxe_rcv() skips the check for it). */
 		err = rxe_loopback(dev, net, skb, av);
 		if (!err)
 			rxe_counter_inc(dev, RXE_CNT_LOOPBACK_PKTS);
@@ -320,9 +320,10 @@ bool rxe_pkt_from_peer(const struct rxe_addr *av, struct sk_buff *skb)
 /*
  * Receive one RoCE v2 packet: skb->data is at the UDP header, the network header is set
  * and the skb is linear. Every header field is checked before use; the packet is queued
- * to its QP's worker or dropped. Consumes the skb.
+ * to its QP's worker or dropped. A @local packet was built by this host's own rxe_pkt_send()
+ * and never left it: it carries no ICRC to check. Consumes the skb.
  */
-void rxe_rcv(struct rxe_dev *dev, struct sk_buff *skb)
+void rxe_rcv(struct rxe_dev *dev, struct sk_buff *skb, bool local)
 {
 	const struct iphdr *iph = ip_hdr(skb);
 	int nhlen = skb->data - skb_network_header(skb);
@@ -364,7 +365,7 @@ void rxe_rcv(struct rxe_dev *dev, struct sk_buff *skb)
 	pkt->ackreq = !!(be32_to_cpu(bth->apsn) & BTH_ACKREQ);
 	pkt->se = !!(bth->flags & BTH_SE);
 
-	if (get_unaligned_le32(skb->data + len - RXE_ICRC_SIZE) !=
+	if (!local && get_unaligned_le32(skb->data + len - RXE_ICRC_SIZE) !=
 	    rxe_icrc(skb_network_header(skb), skb->data, len - RXE_ICRC_SIZE)) {
 		rxe_dbg(dev, "bad ICRC, opcode 0x%02x qpn %u\n", pkt->opcode, pkt->qpn);
 		goto drop;
@@ -411,7 +412,7 @@ static int rxe_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 		kfree_skb(skb);
 		return 0;
 	}
-	rxe_rcv(to_rdev(ib), skb);
+	rxe_rcv(to_rdev(ib), skb, false);
 	ib_device_put(ib);
 	return 0;
 }
