@@ -45,6 +45,7 @@ use_driver() {
 		modprobe ib_uverbs
 		modprobe rdma_rxe
 	fi
+	modprobe rdma_ucm	# rping and rxectl ping use RDMA CM
 	"$RXECTL" up eth0 --wait 20 >/dev/null
 }
 
