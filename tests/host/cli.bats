@@ -239,3 +239,10 @@ no_rdma_kernel() {
 	echo "$output" | grep -v -E '^[^:]*:[0-9]+:int cmd_(enable|disable|monitor)\(' > "$BATS_TEST_TMPDIR/calls" || true
 	[ ! -s "$BATS_TEST_TMPDIR/calls" ] || { cat "$BATS_TEST_TMPDIR/calls"; false; }
 }
+
+@test "no cli/*.c grows past 700 lines (one concern a reader can hold), but the doctor's two" {
+	# doctor.c and doctor_checks.c still hold the firewall evaluator and every check
+	big=$(wc -l "$BATS_TEST_DIRNAME"/../../cli/*.c | awk '$2 != "total" && $1 > 700 {print $2}' |
+		xargs -rn1 basename | grep -v -x -e doctor.c -e doctor_checks.c || true)
+	[ -z "$big" ] || { echo "too long: $big"; false; }
+}
