@@ -84,15 +84,16 @@ tests/unit/test_%: tests/unit/test_%.c $(LIB_OBJS)
 unit: $(UNIT_BINS)
 
 # fuzz: libFuzzer harnesses (clang, ASan, UBSan) of the config reader and editor, the RDMA
-# netlink parsers and the ping wire format; tests/fuzz/run runs each for FUZZ_SECONDS.
+# netlink parsers, the rtnetlink reply parsers of netdev.c and the ping wire format; tests/fuzz/run runs each for FUZZ_SECONDS.
 FUZZ_CC ?= clang
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-std=gnu11 -D_GNU_SOURCE -Icli $(PC_CFLAGS)
-FUZZ_BINS := tests/fuzz/fuzz_config tests/fuzz/fuzz_rdma_nl tests/fuzz/fuzz_ping
+FUZZ_BINS := tests/fuzz/fuzz_config tests/fuzz/fuzz_rdma_nl tests/fuzz/fuzz_ping tests/fuzz/fuzz_netdev
 tests/fuzz/fuzz_config: cli/config.c cli/config_line.c cli/config_edit.c cli/names.c cli/log.c \
 	cli/escape.c
 tests/fuzz/fuzz_rdma_nl: cli/rdma_nl.c cli/log.c cli/escape.c
 tests/fuzz/fuzz_ping: cli/ping_proto.c cli/escape.c
+tests/fuzz/fuzz_netdev: cli/netdev.c
 $(FUZZ_BINS): tests/fuzz/fuzz_%: tests/fuzz/fuzz_%.c
 	$(quiet) FUZZ $@
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^ $(RXECTL_LDLIBS)

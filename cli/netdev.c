@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* netdev.c - network interfaces over rtnetlink with libnl-route-3: links and addresses. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,15 +74,16 @@ static int get_link(struct netdev_ctx *nd, int ifindex, const char *name, struct
 	return err < 0 ? nlerr(err) : 0;
 }
 
-static void fill_info(struct netdev_ctx *nd, struct rtnl_link *link, struct netdev_info *out)
+/* What a link object says, but the master's name (that takes another query): its index. */
+static int fill_from_link(struct rtnl_link *link, struct netdev_info *out)
 {
 	struct nl_addr *hw;
-	const char *kind;
-	int master;
+	const char *kind, *name;
 
 	memset(out, 0, sizeof(*out));
 	out->ifindex = rtnl_link_get_ifindex(link);
-	snprintf(out->name, sizeof(out->name), "%s", rtnl_link_get_name(link));
+	name = rtnl_link_get_name(link);
+	snprintf(out->name, sizeof(out->name), "%s", name ? name : "");
 	out->mtu = rtnl_link_get_mtu(link);
 	out->flags = rtnl_link_get_flags(link);
 	out->carrier = rtnl_link_get_carrier(link) > 0;
@@ -94,7 +96,13 @@ static void fill_info(struct netdev_ctx *nd, struct rtnl_link *link, struct netd
 		out->hwaddr_len = nl_addr_get_len(hw);
 		memcpy(out->hwaddr, nl_addr_get_binary_addr(hw), out->hwaddr_len);
 	}
-	master = rtnl_link_get_master(link);
+	return rtnl_link_get_master(link);
+}
+
+static void fill_info(struct netdev_ctx *nd, struct rtnl_link *link, struct netdev_info *out)
+{
+	int master = fill_from_link(link, out);
+
 	if (master > 0) {
 		struct rtnl_link *m;
 
@@ -103,6 +111,52 @@ static void fill_info(struct netdev_ctx *nd, struct rtnl_link *link, struct netd
 			rtnl_link_put(m);
 		}
 	}
+}
+
+/* One rtnetlink message to libnl objects of its kind, as a receive of libnl would parse it. */
+static int parse_msg(const struct nlmsghdr *nlh, void (*cb)(struct nl_object *, void *), void *arg)
+{
+	struct nl_msg *msg;
+	int err;
+
+	if (nlh->nlmsg_len < NLMSG_HDRLEN)
+		return -EINVAL;
+	msg = nlmsg_convert((struct nlmsghdr *)nlh);
+	if (!msg)
+		return -ENOMEM;
+	nlmsg_set_proto(msg, NETLINK_ROUTE);
+	err = nl_msg_parse(msg, cb, arg);
+	nlmsg_free(msg);
+	return err < 0 ? nlerr(err) : 0;
+}
+
+struct link_parse {
+	struct netdev_info *out;
+	int master;
+	bool found;
+};
+
+static void link_cb(struct nl_object *obj, void *arg)
+{
+	struct link_parse *lp = arg;
+
+	if (lp->found || strcmp(nl_object_get_type(obj), "route/link"))
+		return;
+	lp->master = fill_from_link((struct rtnl_link *)obj, lp->out);
+	lp->found = true;
+}
+
+int netdev_parse_link_msg(const struct nlmsghdr *nlh, struct netdev_info *out, int *master)
+{
+	struct link_parse lp = { .out = out };
+	int err = parse_msg(nlh, link_cb, &lp);
+
+	if (err < 0)
+		return err;
+	if (!lp.found)
+		return -ENOENT;
+	*master = lp.master;
+	return 0;
 }
 
 int netdev_set_mtu(struct netdev_ctx *nd, int ifindex, unsigned int mtu)
@@ -170,7 +224,8 @@ static void addr_cb(struct nl_object *obj, void *arg)
 	struct netdev_addr *e;
 	int family;
 
-	if (w->err || rtnl_addr_get_ifindex(a) != w->ifindex)
+	if (w->err || strcmp(nl_object_get_type(obj), "route/addr") ||
+	    rtnl_addr_get_ifindex(a) != w->ifindex)
 		return;
 	family = rtnl_addr_get_family(a);
 	if (family != AF_INET && family != AF_INET6)
@@ -196,6 +251,23 @@ static void addr_cb(struct nl_object *obj, void *arg)
 	e->prefixlen = rtnl_addr_get_prefixlen(a);
 	e->scope = rtnl_addr_get_scope(a);
 	inet_ntop(family, e->addr, e->str, sizeof(e->str));
+}
+
+int netdev_parse_addr_msg(const struct nlmsghdr *nlh, int ifindex, struct netdev_addr **out,
+			  size_t *n)
+{
+	struct addr_walk w = { .ifindex = ifindex };
+	int err = parse_msg(nlh, addr_cb, &w);
+
+	if (!err)
+		err = w.err;
+	if (err) {
+		free(w.v);
+		return err;
+	}
+	*out = w.v;
+	*n = w.n;
+	return 0;
 }
 
 int netdev_get_addrs(struct netdev_ctx *nd, int ifindex, struct netdev_addr **out, size_t *n)
@@ -257,6 +329,37 @@ int netdev_events_drain(int fd)
 	}
 }
 
+int netdev_parse_max_mtu(const void *buf, size_t len, unsigned int *max_mtu)
+{
+	const struct nlmsghdr *nlh = buf;
+	const struct nlattr *attr;
+	int err = -ENOENT;
+
+	*max_mtu = 0;
+	/* mnl_nlmsg_ok() compares nlmsg_len as an int: a length over 2 GiB would pass it */
+	if (len > INT_MAX || len < sizeof(*nlh) || nlh->nlmsg_len > len ||
+	    !mnl_nlmsg_ok(nlh, (int)len))
+		return -EBADMSG;
+	if (nlh->nlmsg_type == NLMSG_ERROR) {
+		const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
+
+		if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*e))
+			return -EBADMSG;
+		return e->error < 0 && e->error > -4096 ? e->error : -ENOENT;
+	}
+	if (nlh->nlmsg_type != RTM_NEWLINK ||
+	    mnl_nlmsg_get_payload_len(nlh) < sizeof(struct ifinfomsg))
+		return -EBADMSG;
+	mnl_attr_for_each(attr, nlh, sizeof(struct ifinfomsg)) {
+		if (mnl_attr_get_type(attr) == IFLA_MAX_MTU &&
+		    mnl_attr_validate(attr, MNL_TYPE_U32) == 0) {
+			*max_mtu = mnl_attr_get_u32(attr);
+			err = 0;
+		}
+	}
+	return err;
+}
+
 /* IFLA_MAX_MTU (libnl-route has no getter for it): one RTM_GETLINK over libmnl. */
 int netdev_max_mtu(const char *name, unsigned int *max_mtu)
 {
@@ -264,7 +367,6 @@ int netdev_max_mtu(const char *name, unsigned int *max_mtu)
 	struct mnl_socket *sock;
 	struct nlmsghdr *nlh;
 	struct ifinfomsg *ifi;
-	const struct nlattr *attr;
 	unsigned int seq = (unsigned int)time(NULL);
 	ssize_t n;
 	int err = -ENOENT;
@@ -293,24 +395,7 @@ int netdev_max_mtu(const char *name, unsigned int *max_mtu)
 		err = -errno;
 		goto out;
 	}
-	nlh = (struct nlmsghdr *)buf;
-	if (!mnl_nlmsg_ok(nlh, (int)n)) {
-		err = -EBADMSG;
-		goto out;
-	}
-	if (nlh->nlmsg_type == NLMSG_ERROR) {
-		const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
-
-		err = e->error ? e->error : -ENOENT;
-		goto out;
-	}
-	mnl_attr_for_each(attr, nlh, sizeof(*ifi)) {
-		if (mnl_attr_get_type(attr) == IFLA_MAX_MTU &&
-		    mnl_attr_validate(attr, MNL_TYPE_U32) == 0) {
-			*max_mtu = mnl_attr_get_u32(attr);
-			err = 0;
-		}
-	}
+	err = netdev_parse_max_mtu(buf, (size_t)n, max_mtu);
 out:
 	mnl_socket_close(sock);
 	return err;

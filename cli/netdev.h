@@ -42,6 +42,17 @@ int netdev_max_mtu(const char *name, unsigned int *max_mtu);
 /* Set the netdev's MTU (RTM_NEWLINK/SETLINK): 0, -ENODEV, -EPERM, -EINVAL (out of its range). */
 int netdev_set_mtu(struct netdev_ctx *nd, int ifindex, unsigned int mtu);
 
+/*
+ * The parsers of rtnetlink replies, apart from the sockets (tests/fuzz/fuzz_netdev.c feeds them
+ * any bytes): a whole RTM_GETLINK reply of `len` bytes to its IFLA_MAX_MTU (-EBADMSG when
+ * malformed, -ENOENT when absent, the kernel's error); one RTM_NEWLINK message (nlmsg_len
+ * bytes readable) to a netdev_info and its master's index (0: none), -ENOENT when it holds no
+ * link; one RTM_NEWADDR message to the IPv4/IPv6 addresses of `ifindex` in it (*out malloc'd).
+ */
+struct nlmsghdr;
+int netdev_parse_max_mtu(const void *buf, size_t len, unsigned int *max_mtu);
+int netdev_parse_link_msg(const struct nlmsghdr *nlh, struct netdev_info *out, int *master);
+
 struct netdev_addr {
 	int family;			/* AF_INET or AF_INET6 */
 	unsigned char addr[16];		/* network byte order; 4 bytes used for AF_INET */
@@ -49,6 +60,9 @@ struct netdev_addr {
 	int scope;			/* RT_SCOPE_UNIVERSE, RT_SCOPE_LINK, ... */
 	char str[INET6_ADDRSTRLEN];
 };
+
+int netdev_parse_addr_msg(const struct nlmsghdr *nlh, int ifindex, struct netdev_addr **out,
+			  size_t *n);
 
 /* Addresses on one interface; *out is malloc'd (free() it). */
 int netdev_get_addrs(struct netdev_ctx *nd, int ifindex, struct netdev_addr **out, size_t *n);
