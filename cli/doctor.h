@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "firewall.h"
 #include "rxectl.h"
 
 enum check_status { CHECK_PASS, CHECK_WARN, CHECK_FAIL, CHECK_SKIP };
@@ -52,35 +53,6 @@ unsigned int netdev_mtu_for_roce_4096(void);
 #define MEMLOCK_SMALL (64ull << 20)
 /* "unlimited", "64 KiB", "8 MiB", ... */
 void memlock_str(uint64_t bytes, bool infinite, char *buf, size_t len);
-
-/*
- * Firewall analysis of an nftables ruleset (the JSON of `nft -j list ruleset`)
- * for an inbound RoCE v2 packet: UDP, destination port 4791, a new flow, on
- * any interface and from any address.  Every base chain at the ingress,
- * prerouting and input hooks of the ip, ip6, inet and netdev families is
- * walked in order, following jump/goto.  A rule whose matches the packet
- * surely meets decides; one that depends on things we cannot know (source
- * address, interface, named sets) makes the outcome "maybe".
- */
-enum fw_verdict { FW_ACCEPT, FW_DROP, FW_MAYBE_DROP };
-
-struct fw_finding {
-	enum fw_verdict verdict;
-	char family[16], table[64], chain[64];
-	long long handle;		/* the deciding rule, -1 for the chain policy */
-	char rule[160];			/* a short rendering: "udp dport 4791 drop" */
-};
-
-/* 0 and *out, or -EINVAL when the text is not a ruleset. */
-int fw_analyze_nft_json(const char *json, struct fw_finding *out);
-
-/*
- * The same for `iptables-save`/`ip6tables-save` text (the legacy backend, whose
- * rules nft cannot see): the INPUT chain of the filter table and the chains it
- * jumps to, and the PREROUTING chains of raw and mangle.  `label` ("iptables")
- * goes into out->family.
- */
-int fw_analyze_iptables_save(const char *text, const char *label, struct fw_finding *out);
 
 /* counters.errors (doctor_counters.c): sample the device's error counters for a moment and
  * warn, naming the likely cause, when they grow. */

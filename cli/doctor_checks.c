@@ -614,28 +614,6 @@ static void check_target(struct doctor *d, const struct target *t)
 
 /* --- firewall -------------------------------------------------------------------------- */
 
-static bool have_tool(const char *name, char *path, size_t len)
-{
-	static const char *const dirs[] = { "/usr/sbin", "/sbin", "/usr/bin", "/bin" };
-
-	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
-		snprintf(path, len, "%s/%s", dirs[i], name);
-		if (access(path, X_OK) == 0)
-			return true;
-	}
-	return false;
-}
-
-static bool file_nonempty(const char *path)
-{
-	FILE *f = fopen(path, "re");
-	int c = f ? fgetc(f) : EOF;
-
-	if (f)
-		fclose(f);
-	return c != EOF;
-}
-
 static void report_fw(struct doctor *d, const struct fw_finding *f, bool nft)
 {
 	enum check_status st = f->verdict == FW_DROP ? CHECK_FAIL : CHECK_WARN;
@@ -673,86 +651,28 @@ static void report_fw(struct doctor *d, const struct fw_finding *f, bool nft)
 
 static void check_firewall(struct doctor *d)
 {
-	char path[128];
-	struct fw_finding f, maybe = { .verdict = FW_ACCEPT };
-	bool maybe_nft = false, read_any = false, denied = false;
-	int status;
-	char *out;
+	struct fw_report r;
 
-	/* nftables (and iptables-nft, whose rules live there).  Not when nf_tables is a
-	 * module that is not loaded: then there are no rules, and listing them would
-	 * load it.  (Built in, it may have no /sys/module entry.) */
-	bool nft_possible = access("/sys/module/nf_tables", F_OK) == 0 ||
-			    module_state("nf_tables") != MODULE_AVAILABLE;
-
-	if (nft_possible && have_tool("nft", path, sizeof(path))) {
-		const char *const nft[] = { path, "-j", "list", "ruleset", NULL };
-
-		out = spawn_capture(nft, &status);
-		if (status == 0 && out && fw_analyze_nft_json(out, &f) == 0) {
-			read_any = true;
-			if (f.verdict == FW_DROP) {
-				free(out);
-				report_fw(d, &f, true);
-				return;
-			}
-			if (f.verdict == FW_MAYBE_DROP) {
-				maybe = f;
-				maybe_nft = true;
-			}
-		} else {
-			denied = true;
-		}
-		free(out);
-	} else if (!nft_possible) {
-		read_any = true;	/* no nf_tables: no nftables rules */
-	}
-	/* iptables-legacy keeps its own tables, which nft cannot see. */
-	static const char *const legacy[][3] = {
-		{ "iptables-legacy-save", "/proc/net/ip_tables_names", "iptables" },
-		{ "ip6tables-legacy-save", "/proc/net/ip6_tables_names", "ip6tables" },
-	};
-	for (size_t i = 0; i < 2; i++) {
-		if (access(legacy[i][1], F_OK) != 0)
-			continue;	/* x_tables for this family not loaded: no rules */
-		if (!file_nonempty(legacy[i][1]) && errno != EACCES) {
-			continue;
-		}
-		if (!have_tool(legacy[i][0], path, sizeof(path))) {
-			if (!have_tool(i ? "ip6tables-save" : "iptables-save", path, sizeof(path)))
-				continue;
-		}
-		const char *const save[] = { path, NULL };
-
-		out = spawn_capture(save, &status);
-		if (status == 0 && out && fw_analyze_iptables_save(out, legacy[i][2], &f) == 0) {
-			read_any = true;
-			if (f.verdict == FW_DROP) {
-				free(out);
-				report_fw(d, &f, false);
-				return;
-			}
-			if (f.verdict == FW_MAYBE_DROP && maybe.verdict == FW_ACCEPT)
-				maybe = f;
-		} else {
-			denied = true;
-		}
-		free(out);
-	}
-	if (maybe.verdict == FW_MAYBE_DROP) {
-		report_fw(d, &maybe, maybe_nft);
-		return;
-	}
-	if (denied && geteuid() != 0)
+	firewall_inspect(&r);
+	switch (r.state) {
+	case FW_STATE_DROP:
+	case FW_STATE_MAYBE:
+		report_fw(d, &r.finding, r.nft);
+		break;
+	case FW_STATE_DENIED:
 		ADD(d, "firewall.udp4791", CHECK_SKIP, NULL, NULL,
 		    "skipped: reading the firewall rules needs root (CAP_NET_ADMIN); run "
 		    "`sudo rxectl doctor` to check that inbound UDP 4791 is allowed.");
-	else if (denied && !read_any)
+		break;
+	case FW_STATE_UNREADABLE:
 		ADD(d, "firewall.udp4791", CHECK_SKIP, NULL, NULL,
 		    "skipped: the firewall rules could not be read (`nft -j list ruleset` failed).");
-	else
+		break;
+	case FW_STATE_OPEN:
 		ADD(d, "firewall.udp4791", CHECK_PASS, NULL, NULL,
 		    "no nftables or iptables rule in this network namespace drops inbound UDP 4791.");
+		break;
+	}
 }
 
 /* --- memlock --------------------------------------------------------------------------- */

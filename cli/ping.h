@@ -153,9 +153,9 @@ struct ping_diag {
 void ping_diagnose(const struct ping_failure *f, struct ping_diag *d);
 
 /*
- * Is inbound UDP 4791 filtered on this host?  This is the hook for the
- * doctor's `firewall.udp4791` check (issue 3); until it exists, it answers
- * PING_FW_UNKNOWN.  `finding` gets one sentence (or "").
+ * Is inbound UDP 4791 filtered on this host?  The same inspection as the doctor's
+ * `firewall.udp4791` check (firewall_inspect(), firewall.h), so both give one verdict for one
+ * ruleset.  `finding` gets one sentence fragment naming the rule.
  */
 enum ping_fw ping_local_firewall(char *finding, size_t len);
 

@@ -19,6 +19,7 @@
 #include "ping.h"
 #include "rxectl.h"
 #include "util.h"
+#include "firewall.h"
 #include "ping_conn.h"
 
 
@@ -413,4 +414,42 @@ int ping_run_client(struct rxectl *ctx, const struct ping_opts *o)
 	if (ai)
 		freeaddrinfo(ai);
 	return ok ? RXECTL_OK : RXECTL_FAIL;
+}
+
+/* This side's firewall for the diagnosis: the same inspection as doctor's firewall.udp4791. */
+enum ping_fw ping_local_firewall(char *finding, size_t len)
+{
+	const struct fw_finding *f;
+	struct fw_report r;
+	char where[512];
+
+	firewall_inspect(&r);
+	f = &r.finding;
+	switch (r.state) {
+	case FW_STATE_OPEN:
+		snprintf(finding, len, "no nftables or iptables rule here drops it");
+		return PING_FW_OPEN;
+	case FW_STATE_DENIED:
+		snprintf(finding, len, "the firewall rules could not be read without root; run "
+			 "`sudo rxectl doctor` here");
+		return PING_FW_UNKNOWN;
+	case FW_STATE_UNREADABLE:
+		snprintf(finding, len, "the firewall rules could not be read; run `rxectl doctor` "
+			 "here");
+		return PING_FW_UNKNOWN;
+	case FW_STATE_DROP:
+	case FW_STATE_MAYBE:
+		break;
+	}
+	if (r.nft && f->handle >= 0)
+		snprintf(where, sizeof(where), "nftables %s table %s, chain %s, rule `%s`", f->family,
+			 f->table, f->chain, f->rule);
+	else if (r.nft)
+		snprintf(where, sizeof(where), "nftables %s table %s, chain %s with policy drop",
+			 f->family, f->table, f->chain);
+	else
+		snprintf(where, sizeof(where), "%s table %s, chain %s, rule `%s`", f->family,
+			 f->table, f->chain, f->rule);
+	snprintf(finding, len, "%s %s it", where, r.state == FW_STATE_DROP ? "drops" : "may drop");
+	return r.state == FW_STATE_DROP ? PING_FW_FILTERED : PING_FW_UNKNOWN;
 }
