@@ -5,7 +5,7 @@
 
 bats_require_minimum_version 1.5.0
 
-COMMANDS="up down status enable disable monitor udev-env ping doctor test gid stats debug tune help"
+COMMANDS="up down status enable disable monitor udev-env ping doctor test gid stats debug driver tune help"
 
 setup() {
 	RXECTL="$BATS_TEST_DIRNAME/../../rxectl"
