@@ -67,7 +67,7 @@ unit_journal() { journalctl -u "$1" --since "@$(cat "$BATS_FILE_TMPDIR/t0")" -o 
 teardown() {
 	# whatever a failure test left: a valid rxe.conf, no failed rxe@rxf0
 	if [[ "$BATS_TEST_DESCRIPTION" == "a real failure"* ]]; then
-		grep -q mtu "$CONF" && printf '# rxe.conf for the churn tests\n' > "$CONF"
+		grep -q mtu "$CONF" && printf '# rxe.conf for the persistence tests\n' > "$CONF"
 		systemctl stop rxe@rxf0.service 2>/dev/null
 		systemctl reset-failed rxe@rxf0.service 2>/dev/null
 		rm -rf /run/systemd/system/rxe@rxf0.service.d
@@ -129,7 +129,7 @@ teardown() {
 	[ "$(systemctl show -P MainPID rxe-monitor.service)" = "$pid" ]
 	ip link del rxl0
 	systemctl unmask --runtime rxe@rxl0.service
-	printf '# rxe.conf for the churn tests\n' > "$CONF"
+	printf '# rxe.conf for the persistence tests\n' > "$CONF"
 }
 
 @test "the sandboxed units score better than 3 in systemd-analyze security" {

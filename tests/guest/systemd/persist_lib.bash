@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-# Helpers of the NIC churn and unit failure tests (persist_churn.bats, persist_failures.bats), loaded
-# with `load persist_lib`: rxectl installed in the guest, an empty rxe.conf, device and unit probes.
+# Helpers of the persistence tests (persist_units.bats, persist_churn.bats, persist_failures.bats),
+# loaded with `load persist_lib`: rxectl installed in the guest, an empty rxe.conf, device and unit probes.
 
 RXECTL=/usr/sbin/rxectl
 CONF=/etc/rxe/rxe.conf
@@ -11,7 +11,7 @@ setup_file() {
 	cd "$BATS_TEST_DIRNAME/../../.."
 	make -s -o rxectl install PREFIX=/usr >/dev/null
 	mkdir -p /etc/rxe
-	printf '# rxe.conf for the churn tests\n' > "$CONF"
+	printf '# rxe.conf for the persistence tests\n' > "$CONF"
 	systemctl daemon-reload
 	udevadm control --reload
 	date +%s > "$BATS_FILE_TMPDIR/t0"

@@ -8,57 +8,9 @@
 
 bats_require_minimum_version 1.5.0
 
-RXECTL=/usr/sbin/rxectl
-CONF=/etc/rxe/rxe.conf
-BOUND=30	# seconds: generous bound for a device to come back (TCG is slow)
+load persist_lib
 
-setup_file() {
-	[ "$(cat /proc/1/comm)" = systemd ] || skip "not in the systemd test bed guest"
-	cd "$BATS_TEST_DIRNAME/../../.."
-	# The overlay root is writable: install as a package would (no build: -o rxectl).
-	make -s -o rxectl install PREFIX=/usr >/dev/null
-	mkdir -p /etc/rxe
-	printf '# rxe.conf for the persistence tests\n' > "$CONF"
-	systemctl daemon-reload
-	udevadm control --reload
-}
-
-now() { date +%s.%N; }
 elapsed() { awk -v a="$(now)" -v b="$1" 'BEGIN { printf "%.3f", a - b }'; }
-# Whole seconds since $1 (for bounds).
-secs_since() { local e; e=$(elapsed "$1"); echo "${e%.*}"; }
-
-# Devices sitting on netdev $1, as "name:state" lines.
-devs_on() {
-	rdma -j link show 2>/dev/null | jq -r --arg n "$1" '.[] | select(.netdev == $n) | "\(.ifname):\(.state)"'
-}
-
-count_on() { devs_on "$1" | grep -c . || true; }
-
-# Wait until netdev $1 has exactly one ACTIVE device; fail after $2 seconds.
-wait_active() {
-	local t0=$(now)
-	while [ "$(secs_since "$t0")" -lt "$2" ]; do
-		local d
-		d=$(devs_on "$1")
-		[ "$(echo "$d" | grep -c .)" -le 1 ] || { echo "two devices on $1: $d"; return 1; }
-		[[ "$d" == *:ACTIVE ]] && return 0
-		sleep 0.05
-	done
-	echo "no ACTIVE device on $1 after $2 s: '$(devs_on "$1")'"
-	ip -br link show "$1"
-	journalctl -n 60 -o short-monotonic --no-pager -u "rxe@$1.service" -u rxe-monitor.service \
-		-u "sys-subsystem-net-devices-$1.device"
-	return 1
-}
-
-make_dummy() { # name address
-	ip link add "$1" type dummy
-	ip addr add "$2/24" dev "$1"
-	ip link set "$1" up
-}
-
-failed_units() { systemctl list-units --failed --no-legend --plain | awk '{print $1}'; }
 
 @test "enable declares the netdev and enables rxe@, rxe.target and the monitor" {
 	run -0 "$RXECTL" enable rxd0
