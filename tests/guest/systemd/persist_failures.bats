@@ -54,20 +54,20 @@ unit_journal() { journalctl -u "$1" --since "@$(cat "$BATS_FILE_TMPDIR/t0")" -o 
 
 @test "a real failure still fails the unit: a malformed rxe.conf" {
 	[ "$(systemctl is-active rxe@rxf0.service)" != active ]
-	printf '[rxf0]\nmtu = 9000\n' > "$CONF"
+	printf '[rxf0]\nspeed = 9000\n' > "$CONF"
 	run systemctl start rxe@rxf0.service
 	[ "$status" -ne 0 ]
 	[ "$(systemctl is-active rxe@rxf0.service)" = failed ]
 	run unit_journal rxe@rxf0.service
 	echo "$output"
-	[[ "$output" == *"rxectl: $CONF:2: unknown key 'mtu' in [rxf0]"* ]]
+	[[ "$output" == *"rxectl: $CONF:2: unknown key 'speed' in [rxf0]"* ]]
 	[[ "$output" == *"status=2/INVALIDARGUMENT"* ]]
 }
 
 teardown() {
 	# whatever a failure test left: a valid rxe.conf, no failed rxe@rxf0
 	if [[ "$BATS_TEST_DESCRIPTION" == "a real failure"* ]]; then
-		grep -q mtu "$CONF" && printf '# rxe.conf for the persistence tests\n' > "$CONF"
+		grep -q speed "$CONF" && printf '# rxe.conf for the persistence tests\n' > "$CONF"
 		systemctl stop rxe@rxf0.service 2>/dev/null
 		systemctl reset-failed rxe@rxf0.service 2>/dev/null
 		rm -rf /run/systemd/system/rxe@rxf0.service.d
