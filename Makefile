@@ -107,9 +107,14 @@ driver:
 deps:
 	./scripts/setup-deps
 
-# check: every test. Host tests first (fast), then the VM test bed.
+# check: every test but the install paths. Host tests first (fast), then the VM test bed.
 check: rxectl unit fuzz
 	tests/run-all
+
+# check-install: the install paths in guests (DKMS from the .deb's source, the Ansible role, the
+# Kubernetes node image under podman): ~15 min of guest time, run by CI after check.
+check-install: rxectl
+	tests/run-all --install
 
 # check-kernels: the bundled driver and rxectl on the other kernel rows (tests/vm/rows):
 # KERNEL_ROWS="6.1-cloud 6.12 ..." names them, empty means every row but the default.
@@ -194,6 +199,6 @@ clean:
 	rm -f rxectl cli/*.o cli/*.d cli/version.h tests/unit/*.d $(UNIT_BINS) $(FUZZ_BINS)
 	-$(MAKE) -C driver clean KVER=$(KVER) >/dev/null 2>&1
 
-.PHONY: all unit fuzz driver deps check check-host check-kernels install uninstall dist deb clean FORCE
+.PHONY: all unit fuzz driver deps check check-host check-install check-kernels install uninstall dist deb clean FORCE
 
 -include $(CLI_SRCS:.c=.d)
