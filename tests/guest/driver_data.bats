@@ -8,16 +8,11 @@ bats_require_minimum_version 1.5.0
 load lib
 
 setup_file() {
-	require_guest
-	gcc -O2 -Wall -o "$BATS_FILE_TMPDIR/rxe_verify" \
-		"$BATS_TEST_DIRNAME/../../driver/tools/rxe_verify.c" -libverbs
-	load_bundled_driver
-	rdma link add rxe0 type rxe netdev eth0
+	setup_bundled_rxe0
 }
 
 teardown_file() {
-	rdma link del rxe0 2>/dev/null || true
-	rmmod rdma_rxe 2>/dev/null || true
+	teardown_bundled_rxe0
 }
 
 verify() {

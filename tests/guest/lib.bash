@@ -40,6 +40,20 @@ load_bundled_driver() {
 	insmod "$ko"
 }
 
+# The setup of the loopback driver files (driver_data, driver_retry, driver_counters): rxe_verify
+# built into $BATS_FILE_TMPDIR, the bundled driver loaded and rxe0 on eth0; and its undo.
+setup_bundled_rxe0() {
+	require_guest
+	gcc -O2 -Wall -o "$BATS_FILE_TMPDIR/rxe_verify" "$TOP/driver/tools/rxe_verify.c" -libverbs
+	load_bundled_driver
+	rdma link add rxe0 type rxe netdev eth0
+}
+
+teardown_bundled_rxe0() {
+	rdma link del rxe0 2>/dev/null || true
+	rmmod rdma_rxe 2>/dev/null || true
+}
+
 # gid_index [DEV]: the GID index of the RoCE v2 GID for this guest's IPv4 address ($VM_SELF_IP)
 # on DEV (default rxe0). The table has 1024 slots; the address GIDs come first.
 gid_index() {
