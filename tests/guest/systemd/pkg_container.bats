@@ -147,13 +147,13 @@ make_veth() { # name address (the peer is NAMEp)
 @test "a malformed rxe.conf stops the container with exit 2, a message and no device" {
 	local bad=$BATS_TEST_TMPDIR/bad
 	mkdir -p "$bad"
-	printf '[%s]\nmtu = 9000\n' "$NIC" > "$bad/rxe.conf"
+	printf '[%s]\nspeed = 9000\n' "$NIC" > "$bad/rxe.conf"
 	timeout 300 "$PM" run --name rxe-bad --privileged --network host -v /lib/modules:/lib/modules:ro \
 		-v "$bad:/etc/rxe:ro" "$IMAGE" > "$BATS_TEST_TMPDIR/out" 2>&1 && false
 	run -0 pm inspect -f '{{.State.ExitCode}}' rxe-bad
 	[ "$output" = 2 ]
 	cat "$BATS_TEST_TMPDIR/out"
-	grep -q "unknown key 'mtu'" "$BATS_TEST_TMPDIR/out"
+	grep -q "unknown key 'speed'" "$BATS_TEST_TMPDIR/out"
 	grep -q 'rxe-node: /etc/rxe/rxe.conf is not valid (above); fix the ConfigMap.' "$BATS_TEST_TMPDIR/out"
 	[ -z "$(devs_on "$NIC")" ]
 	pm rm rxe-bad
