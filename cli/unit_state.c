@@ -11,6 +11,7 @@
 
 #include "log.h"
 #include "unit_state.h"
+#include "util.h"
 
 #ifndef RXECTL_RUNSTATEDIR
 #define RXECTL_RUNSTATEDIR "/run"
@@ -33,9 +34,8 @@ static const char *state_path(char *buf, size_t len, const char **invocation)
 
 int unit_state_record(const char *netdev, int ifindex)
 {
-	char path[PATH_MAX], tmp[PATH_MAX + 8];
+	char path[PATH_MAX], tmp[PATH_MAX + 8], line[160];
 	const char *inv;
-	FILE *f;
 	int err;
 
 	if (!state_path(path, sizeof(path), &inv))
@@ -44,12 +44,11 @@ int unit_state_record(const char *netdev, int ifindex)
 	    (mkdir(UNIT_STATE_DIR, 0755) < 0 && errno != EEXIST))
 		goto fail;
 	snprintf(tmp, sizeof(tmp), "%s.new", path);
-	f = fopen(tmp, "we");
-	if (!f)
-		goto fail;
-	fprintf(f, "%s %d %s\n", inv, ifindex, netdev);
-	if (fclose(f) != 0 || rename(tmp, path) < 0) {
+	snprintf(line, sizeof(line), "%s %d %s", inv, ifindex, netdev);
+	err = write_line(tmp, line);
+	if (err == 0 && rename(tmp, path) < 0)
 		err = -errno;
+	if (err < 0) {
 		unlink(tmp);
 		errno = -err;
 		goto fail;
@@ -69,20 +68,16 @@ int unit_state_ifindex(const char *netdev)
 	char path[PATH_MAX], line[256], inv_rec[72], nd_rec[64];
 	const char *inv;
 	int ifindex;
-	FILE *f;
 
 	if (!state_path(path, sizeof(path), &inv))
 		return -1;
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	if (!fgets(line, sizeof(line), f) ||
-	    sscanf(line, "%71s %d %63s", inv_rec, &ifindex, nd_rec) != 3 || ifindex < 0) {
-		fclose(f);
+	read_line(path, line, sizeof(line));
+	if (!line[0])
+		return -1;	/* none recorded */
+	if (sscanf(line, "%71s %d %63s", inv_rec, &ifindex, nd_rec) != 3 || ifindex < 0) {
 		log_warn("ignoring %s: it is not a record written by rxectl up.", path);
 		return -1;
 	}
-	fclose(f);
 	if (strcmp(inv_rec, inv) || strcmp(nd_rec, netdev))
 		return -1;	/* an earlier invocation's, or another netdev's: not ours */
 	return ifindex;
