@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+/* doctor_system.c - the doctor's whole-system checks: kernel, RDMA modules, rdma-core's rxe provider, the RDMA netns mode. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <glob.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <infiniband/verbs.h>
+
+#include "doctor_checks.h"
+#include "kmod.h"
+#include "util.h"
+
+/* --- kernel and modules ---------------------------------------------------------------- */
+
+void doctor_check_kernel(struct doctor *d)
+{
+	int err;
+
+	/* Opening NETLINK_RDMA would make the kernel load ib_core: doctor loads nothing. */
+	if (module_state("ib_core") == MODULE_AVAILABLE) {
+		d->no_rdma_why = "ib_core is not loaded yet, so no RDMA device can exist (kernel.rdma)";
+		d->rdma_unloaded = true;
+		ADD(d, "kernel.rdma", CHECK_PASS, NULL, NULL,
+		    "kernel %s has the RDMA core as a module (ib_core) that is not loaded yet; "
+		    "`rxectl up` loads it.", d->uts.release);
+		return;
+	}
+	err = ctx_rdma_nl_try(d->ctx);
+	if (err == 0) {
+		d->rdma = true;
+		ADD(d, "kernel.rdma", CHECK_PASS, NULL, NULL,
+		    "kernel %s has the RDMA core (ib_core) and RDMA netlink.", d->uts.release);
+		return;
+	}
+	if (err == -EPROTONOSUPPORT && module_state("ib_core") == MODULE_AVAILABLE) {
+		d->no_rdma_why = "ib_core is not loaded yet, so no RDMA device can exist (kernel.rdma)";
+		ADD(d, "kernel.rdma", CHECK_PASS, NULL, NULL,
+		    "kernel %s has the RDMA core as a module (ib_core) that is not loaded yet; "
+		    "`rxectl up` loads it.", d->uts.release);
+		return;
+	}
+	if (err == -EPROTONOSUPPORT) {
+		d->no_rdma_why = "the kernel has no RDMA support (kernel.rdma)";
+		ADD(d, "kernel.rdma", CHECK_FAIL, NULL,
+		    "boot a kernel built with CONFIG_INFINIBAND=m and CONFIG_INFINIBAND_USER_ACCESS=m, "
+		    "such as your distribution's stock kernel.",
+		    "kernel %s has no RDMA support: no ib_core module and no RDMA netlink, so it "
+		    "cannot run rdma_rxe.", d->uts.release);
+		return;
+	}
+	d->no_rdma_why = "RDMA netlink cannot be opened (kernel.rdma)";
+	ADD(d, "kernel.rdma", CHECK_FAIL, NULL, "see `dmesg`, and try again as root.",
+	    "RDMA netlink cannot be opened: %s.", strerror(-err));
+}
+
+/* A modprobe.d file with an `install NAME ...` line, for naming it in the fix. */
+static bool find_install_line(const char *name, char *file, size_t len)
+{
+	static const char *const dirs[] = { "/etc/modprobe.d", "/run/modprobe.d",
+		"/usr/local/lib/modprobe.d", "/usr/lib/modprobe.d", "/lib/modprobe.d" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		char pattern[128];
+		glob_t g;
+
+		snprintf(pattern, sizeof(pattern), "%s/*.conf", dirs[i]);
+		if (glob(pattern, 0, NULL, &g) != 0)
+			continue;
+		for (size_t k = 0; k < g.gl_pathc; k++) {
+			FILE *f = fopen(g.gl_pathv[k], "re");
+			char line[512], w1[64], w2[128];
+
+			while (f && fgets(line, sizeof(line), f))
+				if (sscanf(line, "%63s %127s", w1, w2) == 2 && !strcmp(w1, "install") &&
+				    !strcmp(w2, name)) {
+					snprintf(file, len, "%s", g.gl_pathv[k]);
+					fclose(f);
+					globfree(&g);
+					return true;
+				}
+			if (f)
+				fclose(f);
+		}
+		globfree(&g);
+	}
+	return false;
+}
+
+/* An install command that stands in for loading: /bin/false, /bin/true, false, true. */
+static bool install_disables(const char *cmd)
+{
+	char first[128] = "", *base;
+
+	sscanf(cmd, "%127s", first);
+	base = strrchr(first, '/') ? strrchr(first, '/') + 1 : first;
+	return !strcmp(base, "false") || !strcmp(base, "true");
+}
+
+void doctor_check_module(struct doctor *d, const char *name)
+{
+	char cmd[256] = "", file[256] = "";
+	int state = module_state(name), blacklisted = 0, err;
+	/* ids are kept as pointers: use the static spellings */
+	const char *sid = !strcmp(name, "ib_core") ? "module.ib_core" :
+			  !strcmp(name, "ib_uverbs") ? "module.ib_uverbs" : "module.rdma_rxe";
+
+	if (state == MODULE_LOADED) {
+		const char *kind = !strcmp(name, "rdma_rxe") ? rxe_driver_kind() : NULL;
+
+		ADD(d, sid, CHECK_PASS, NULL, NULL, "%s is loaded%s%s%s.", name,
+		    kind ? " (the " : "", kind ? kind : "", kind ? " driver)" : "");
+		return;
+	}
+	err = state == MODULE_AVAILABLE ? module_load_policy(name, cmd, sizeof(cmd), &blacklisted) : 0;
+	if (state == MODULE_NOT_AVAILABLE || err == -ENOENT || state < 0) {
+		struct rxe_driver_inventory inv;
+
+		if (!strcmp(name, "rdma_rxe") && (rxe_driver_inventory(&inv), inv.ships == 0)) {
+			ADD(d, sid, CHECK_FAIL, NULL, "install the bundled driver: the rxe-dkms package, "
+			    "or `make -C driver dkms-install` from the rxectl source (see README).",
+			    "kernel %s does not ship rdma_rxe (it is built without CONFIG_RDMA_RXE, "
+			    "like Debian's cloud kernels), and the bundled driver is not installed.",
+			    d->uts.release);
+			return;
+		}
+		if (!strcmp(name, "rdma_rxe"))
+			ADD(d, sid, CHECK_FAIL, NULL, NULL,
+			    "rdma_rxe is not available for kernel %s: no module file for it.",
+			    d->uts.release);
+		else
+			ADD(d, sid, CHECK_FAIL, NULL,
+			    "boot a kernel built with CONFIG_INFINIBAND=m and "
+			    "CONFIG_INFINIBAND_USER_ACCESS=m, such as your distribution's stock kernel.",
+			    "%s is not available for kernel %s: no module file for it.", name,
+			    d->uts.release);
+		if (!strcmp(name, "rdma_rxe"))
+			check_fix(&d->l, "install your distribution's extra kernel modules package "
+				  "(for example linux-modules-extra-%s on Ubuntu), or build and install "
+				  "the bundled driver with `make driver` (see README).", d->uts.release);
+		return;
+	}
+	if (cmd[0] && install_disables(cmd)) {
+		bool where = find_install_line(name, file, sizeof(file));
+
+		ADD(d, sid, CHECK_FAIL, NULL, NULL,
+		    "%s cannot be loaded: modprobe configuration replaces loading it with "
+		    "`install %s %s`.", name, name, cmd);
+		check_fix(&d->l, "remove the `install %s` line from %s%s, then load it with "
+			  "`modprobe %s` or `rxectl up`.", name, where ? file : "/etc/modprobe.d",
+			  where ? "" : " (or wherever modprobe.d files live)", name);
+		return;
+	}
+	if (blacklisted) {
+		ADD(d, sid, CHECK_WARN, NULL, NULL,
+		    "%s is not loaded and is blacklisted in modprobe.d: `rxectl up` still loads it "
+		    "by name, but nothing loads it automatically.", name);
+		check_fix(&d->l, "remove the `blacklist %s` line from /etc/modprobe.d if it should "
+			  "load at boot, or load it with `modprobe %s`.", name, name);
+		return;
+	}
+	ADD(d, sid, CHECK_PASS, NULL, NULL,
+	    "%s is not loaded but can be loaded; `rxectl up` loads it.", name);
+}
+
+/* --- rdma-core's rxe provider ---------------------------------------------------------- */
+
+void doctor_check_provider(struct doctor *d)
+{
+	const char *fix = "install rdma-core's user-space providers: `apt install ibverbs-providers` "
+			  "(Debian, Ubuntu) or `dnf install libibverbs` (Fedora, RHEL).";
+	const char *cfgdir = getenv("IBV_CONFIG_DIR") ?: "/etc/libibverbs.d";
+	char path[PATH_MAX], pattern[PATH_MAX + 32], lib[PATH_MAX];
+	bool driver = false, so = false;
+	Dl_info info;
+	glob_t g;
+
+	snprintf(pattern, sizeof(pattern), "%s/*.driver", cfgdir);
+	if (glob(pattern, 0, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc && !driver; i++) {
+			FILE *f = fopen(g.gl_pathv[i], "re");
+			char line[256], w1[32], w2[64];
+
+			while (f && !driver && fgets(line, sizeof(line), f))
+				driver = sscanf(line, "%31s %63s", w1, w2) == 2 &&
+					 !strcmp(w1, "driver") && !strcmp(w2, "rxe");
+			if (f)
+				fclose(f);
+		}
+		globfree(&g);
+	}
+	/* The providers live next to the libibverbs we are linked with. */
+	if (dladdr((void *)ibv_get_device_list, &info) && info.dli_fname) {
+		snprintf(path, sizeof(path), "%s", info.dli_fname);
+		snprintf(lib, sizeof(lib), "%s", dirname(path));
+		snprintf(pattern, sizeof(pattern), "%s/libibverbs/librxe-rdmav*.so", lib);
+		if (glob(pattern, 0, NULL, &g) == 0) {
+			so = g.gl_pathc > 0;
+			snprintf(path, sizeof(path), "%s", so ? g.gl_pathv[0] : "");
+			globfree(&g);
+		}
+	}
+	if (driver && so)
+		ADD(d, "provider.rxe", CHECK_PASS, NULL, NULL,
+		    "rdma-core's rxe provider is installed (%s/rxe.driver, %s).", cfgdir, path);
+	else if (!driver)
+		ADD(d, "provider.rxe", CHECK_FAIL, NULL, fix,
+		    "rdma-core's rxe provider is not installed (no `driver rxe` in %s), so verbs "
+		    "programs cannot open rxe devices.", cfgdir);
+	else
+		ADD(d, "provider.rxe", CHECK_FAIL, NULL, fix,
+		    "rdma-core's rxe provider library (librxe-rdmav*.so) is missing, so verbs "
+		    "programs cannot open rxe devices.");
+}
+
+void doctor_check_netns(struct doctor *d)
+{
+	int shared = -1, err;
+
+	if (!d->rdma) {
+		ADD(d, "netns.mode", CHECK_SKIP, NULL, NULL, "skipped: %s.", d->no_rdma_why);
+		return;
+	}
+	err = rdma_nl_netns_mode(ctx_rdma_nl(d->ctx), &shared);
+	if (err < 0 || shared < 0)
+		ADD(d, "netns.mode", CHECK_SKIP, NULL, NULL,
+		    "skipped: this kernel does not report the RDMA netns mode (%s).",
+		    strerror(err < 0 ? -err : EOPNOTSUPP));
+	else if (shared)
+		ADD(d, "netns.mode", CHECK_PASS, NULL, NULL,
+		    "the RDMA subsystem is in shared netns mode: every network namespace sees "
+		    "every RDMA device.");
+	else
+		ADD(d, "netns.mode", CHECK_PASS, NULL, NULL,
+		    "the RDMA subsystem is in exclusive netns mode: an RDMA device is visible only "
+		    "in the network namespace it belongs to, so create rxe devices in the namespace "
+		    "that uses them (or move one with `rdma dev set DEV netns NS`).");
+}
