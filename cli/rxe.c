@@ -249,6 +249,32 @@ static const struct verbs_gid *find_gid(const struct rxe_details *det, int index
 	return NULL;
 }
 
+/* What an operator asks before running a kernel ULP (NVMe-oF, NFS/RDMA need fast-register MRs). */
+static void print_caps(struct output *o, const struct rxe_details *det)
+{
+	const struct verbs_caps *k = &det->port.caps;
+
+	if (!det->have_verbs || !det->port.have_caps) {
+		out_null(o, "capabilities", NULL);
+		return;
+	}
+	out_obj_begin(o, "capabilities");
+	out_bool(o, "fast_reg_mr", "    capabilities: fast-register MRs %s", k->fast_reg);
+	out_bool(o, "memory_windows", ", memory windows %s", k->mw);
+	out_bool(o, "memory_windows_type2", k->mw ? " (type 2 %s)" : NULL, k->mw_type2);
+	out_bool(o, "atomics", ", atomics %s", k->atomics);
+	out_uint(o, "max_mr_size", ", max MR size %llu bytes\n", k->max_mr_size);
+	out_uint(o, "max_qp", "    limits: %llu QPs", k->max_qp);
+	out_uint(o, "max_cq", ", %llu CQs", k->max_cq);
+	out_uint(o, "max_mr", ", %llu MRs", k->max_mr);
+	out_uint(o, "max_pd", ", %llu PDs", k->max_pd);
+	out_uint(o, "max_srq", ", %llu SRQs", k->max_srq);
+	out_uint(o, "max_qp_wr", ", %llu WRs per queue", k->max_qp_wr);
+	out_uint(o, "max_sge", ", %llu SGEs", k->max_sge);
+	out_uint(o, "max_mcast_grp", ", %llu multicast groups\n", k->max_mcast_grp);
+	out_obj_end(o);
+}
+
 void rxe_print_device(struct rxectl *ctx, const struct rxe_dev *d, const struct rxe_details *det)
 {
 	struct output *o = ctx->out;
@@ -286,6 +312,7 @@ void rxe_print_device(struct rxectl *ctx, const struct rxe_dev *d, const struct 
 	if (!det->have_verbs)
 		out_text(o, "    GIDs unknown: libibverbs cannot open %s (is ib_uverbs loaded?)\n",
 			 d->name);
+	print_caps(o, det);
 	out_arr_begin(o, "gids");
 	for (size_t i = 0; det->have_verbs && i < det->port.n_gids; i++) {
 		const struct verbs_gid *g = &det->port.gids[i];

@@ -97,6 +97,32 @@ static int query_gids(struct ibv_context *c, unsigned int port, int tbl_len, str
 	return 0;
 }
 
+static void query_caps(struct ibv_context *c, struct verbs_port *p)
+{
+	struct ibv_device_attr a;
+	struct verbs_caps *k = &p->caps;
+
+	if (ibv_query_device(c, &a)) {
+		log_debug("verbs: ibv_query_device: %s", strerror(errno));
+		return;
+	}
+	k->fast_reg = a.device_cap_flags & IBV_DEVICE_MEM_MGT_EXTENSIONS;
+	k->mw = a.device_cap_flags & IBV_DEVICE_MEM_WINDOW;
+	k->mw_type2 = a.device_cap_flags & (IBV_DEVICE_MEM_WINDOW_TYPE_2A |
+					    IBV_DEVICE_MEM_WINDOW_TYPE_2B);
+	k->atomics = a.atomic_cap != IBV_ATOMIC_NONE;
+	k->max_mr_size = a.max_mr_size;
+	k->max_qp = (unsigned int)a.max_qp;
+	k->max_cq = (unsigned int)a.max_cq;
+	k->max_mr = (unsigned int)a.max_mr;
+	k->max_pd = (unsigned int)a.max_pd;
+	k->max_srq = (unsigned int)a.max_srq;
+	k->max_qp_wr = (unsigned int)a.max_qp_wr;
+	k->max_sge = (unsigned int)a.max_sge;
+	k->max_mcast_grp = (unsigned int)a.max_mcast_grp;
+	p->have_caps = true;
+}
+
 int verbs_query_port(const char *dev_name, unsigned int port, struct verbs_port *out)
 {
 	struct ibv_device **list;
@@ -125,6 +151,7 @@ int verbs_query_port(const char *dev_name, unsigned int port, struct verbs_port 
 		ibv_close_device(c);
 		return err;
 	}
+	query_caps(c, out);
 	out->state = (uint8_t)pa.state;
 	out->phys_state = pa.phys_state;
 	out->active_mtu = verbs_mtu_bytes(pa.active_mtu);

@@ -21,6 +21,16 @@ struct verbs_gid {
 	uint32_t ndev_ifindex;
 };
 
+/* What the device offers that an operator asks about (ibv_query_device). */
+struct verbs_caps {
+	bool fast_reg;			/* fast-register MRs (IBV_DEVICE_MEM_MGT_EXTENSIONS) */
+	bool mw;			/* memory windows type 1 (IBV_DEVICE_MEM_WINDOW) */
+	bool mw_type2;			/* memory windows type 2A or 2B */
+	bool atomics;			/* atomic_cap != IBV_ATOMIC_NONE */
+	uint64_t max_mr_size;
+	unsigned int max_qp, max_cq, max_mr, max_pd, max_srq, max_qp_wr, max_sge, max_mcast_grp;
+};
+
 struct verbs_port {
 	uint8_t state;			/* enum ibv_port_state (same numbers as netlink) */
 	uint8_t phys_state;
@@ -28,9 +38,11 @@ struct verbs_port {
 	unsigned int max_mtu;		/* bytes */
 	struct verbs_gid *gids;		/* malloc'd, sorted by index */
 	size_t n_gids;
+	bool have_caps;			/* caps below are valid */
+	struct verbs_caps caps;
 };
 
-/* Query `port` of device `dev_name`.  -ENODEV if libibverbs does not see the
+/* Query `port` of device `dev_name` (and the device's caps).  -ENODEV if libibverbs does not see the
  * device (e.g. ib_uverbs not loaded, or no provider).  Free with verbs_port_free(). */
 int verbs_query_port(const char *dev_name, unsigned int port, struct verbs_port *out);
 void verbs_port_free(struct verbs_port *p);

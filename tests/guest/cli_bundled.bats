@@ -32,6 +32,14 @@ teardown() {
 	[[ "${lines[0]}" == *", driver bundled" ]]
 }
 
+@test "status shows the bundled device's capabilities as ibv_devinfo reports them" {
+	"$RXECTL" up eth0
+	mine=$("$RXECTL" status --json | jq -cS '.devices[0].capabilities')
+	echo "rxectl: $mine"; echo "devinfo: $(devinfo_caps rxe_eth0)"
+	[ "$mine" = "$(devinfo_caps rxe_eth0)" ]
+	[ "$(jq -r .max_qp <<< "$mine")" -gt 0 ]
+}
+
 @test "status --json agrees with rdma -j link under the bundled driver" {
 	"$RXECTL" up eth0
 	mine=$("$RXECTL" status --json | jq -c '[.devices[] | {name, netdev, state, physical_state}]')

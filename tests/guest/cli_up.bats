@@ -129,6 +129,18 @@ sysfs_gid() {
 		--argjson r "$(echo "$output" | jq '.devices[0]')" >/dev/null
 }
 
+@test "status shows the device's capabilities as ibv_devinfo reports them (fast-reg, MW, limits)" {
+	"$RXECTL" up eth0
+	mine=$("$RXECTL" status --json | jq -cS '.devices[0].capabilities')
+	echo "rxectl: $mine"; echo "devinfo: $(devinfo_caps rxe_eth0)"
+	[ "$mine" = "$(devinfo_caps rxe_eth0)" ]
+	# stock 6.1 rxe has fast-register MRs and memory windows (what NVMe-oF and NFS/RDMA need)
+	[ "$(jq -r .fast_reg_mr <<< "$mine")" = true ]
+	run -0 "$RXECTL" status
+	[[ "${lines[2]}" == "    capabilities: fast-register MRs yes, memory windows yes (type 2 yes), atomics yes, max MR size "[0-9]*" bytes" ]]
+	[[ "${lines[3]}" == "    limits: $(jq -r .max_qp <<< "$mine") QPs, "*" multicast groups" ]]
+}
+
 @test "status text shows the same device, state and GID index as --json" {
 	"$RXECTL" up eth0
 	idx=$("$RXECTL" status --json | jq '.devices[0].gid_index')

@@ -96,3 +96,22 @@ hide_stock_rxe() {
 	sed -i '/\/rdma_rxe\.ko/d' "$m/modules.order"
 	depmod
 }
+
+# The capabilities `rxectl status --json` should report for DEVICE, read independently from
+# `ibv_devinfo -v` (device_cap_flags bits: 17 MEM_WINDOW, 21 MEM_MGT_EXTENSIONS, 23/24 MW 2A/2B).
+devinfo_caps() {
+	local v f
+	v=$(ibv_devinfo -v -d "$1") || return 1
+	_dc_val() { awk -v k="$1:" '$1 == k { print $2; exit }' <<< "$v"; }
+	f=$(($(_dc_val device_cap_flags)))
+	_dc_tf() { (( $1 )) && echo true || echo false; }
+	jq -ncS --argjson fr "$(_dc_tf 'f >> 21 & 1')" --argjson mw "$(_dc_tf 'f >> 17 & 1')" \
+		--argjson mw2 "$(_dc_tf 'f >> 23 & 3')" --argjson at "$([ "$(_dc_val atomic_cap)" != ATOMIC_NONE ] && echo true || echo false)" \
+		--argjson mr "$(printf %u "$(_dc_val max_mr_size)")" --argjson qp "$(_dc_val max_qp)" \
+		--argjson cq "$(_dc_val max_cq)" --argjson m "$(_dc_val max_mr)" --argjson pd "$(_dc_val max_pd)" \
+		--argjson srq "$(_dc_val max_srq)" --argjson wr "$(_dc_val max_qp_wr)" --argjson sge "$(_dc_val max_sge)" \
+		--argjson mc "$(_dc_val max_mcast_grp)" \
+		'{fast_reg_mr: $fr, memory_windows: $mw, memory_windows_type2: $mw2, atomics: $at,
+		  max_mr_size: $mr, max_qp: $qp, max_cq: $cq, max_mr: $m, max_pd: $pd, max_srq: $srq,
+		  max_qp_wr: $wr, max_sge: $sge, max_mcast_grp: $mc}'
+}
