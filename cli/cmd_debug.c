@@ -24,7 +24,7 @@ static const char *const control_files[] = {
 
 static const char *control_file(void)
 {
-	for (size_t i = 0; i < sizeof(control_files) / sizeof(control_files[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(control_files); i++)
 		if (access(control_files[i], F_OK) == 0)
 			return control_files[i];
 	return NULL;

@@ -16,8 +16,6 @@
 #include "log.h"
 #include "util.h"
 
-#define BUNDLED_PREFIX "rxectl-bundled"
-
 static const char *const choice_names[] = {
 	[RXE_DRIVER_AUTO] = "auto",
 	[RXE_DRIVER_KERNEL] = "kernel",
@@ -26,12 +24,12 @@ static const char *const choice_names[] = {
 
 const char *rxe_driver_choice_str(enum rxe_driver_choice c)
 {
-	return (unsigned int)c < sizeof(choice_names) / sizeof(choice_names[0]) ? choice_names[c] : "?";
+	return (unsigned int)c < ARRAY_SIZE(choice_names) ? choice_names[c] : "?";
 }
 
 int rxe_driver_choice_parse(const char *s, enum rxe_driver_choice *out)
 {
-	for (size_t i = 0; i < sizeof(choice_names) / sizeof(choice_names[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(choice_names); i++)
 		if (!strcmp(s, choice_names[i])) {
 			*out = (enum rxe_driver_choice)i;
 			return 0;
@@ -143,7 +141,7 @@ static void add_file(struct rxe_driver_inventory *inv, const char *path)
 		kmod_module_unref(m);
 	if (k)
 		kmod_unref(k);
-	f->bundled = !strncmp(f->version, BUNDLED_PREFIX, strlen(BUNDLED_PREFIX));
+	f->bundled = rxe_is_bundled_version(f->version);
 	inv->n_files++;
 }
 
@@ -201,7 +199,7 @@ void rxe_driver_inventory(struct rxe_driver_inventory *inv)
 		kmod_unref(k);
 
 	scan_inv = inv;
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
 		snprintf(path, sizeof(path), "%s/%s", moddir, dirs[i]);
 		nftw(path, scan_cb, 16, FTW_PHYS);
 	}
@@ -216,8 +214,7 @@ void rxe_driver_inventory(struct rxe_driver_inventory *inv)
 		read_line("/sys/module/rdma_rxe/version", inv->loaded_version,
 			  sizeof(inv->loaded_version));
 		read_line("/sys/module/rdma_rxe/srcversion", src, sizeof(src));
-		inv->loaded_bundled = !strncmp(inv->loaded_version, BUNDLED_PREFIX,
-					       strlen(BUNDLED_PREFIX));
+		inv->loaded_bundled = rxe_is_bundled_version(inv->loaded_version);
 		for (size_t i = 0; i < inv->n_files; i++) {
 			const struct rxe_driver_file *f = &inv->files[i];
 

@@ -5,6 +5,7 @@
 
 #include "rxe.h"
 #include "stats.h"
+#include "util.h"
 
 /* The error counters of rdma_rxe (enum rxe_counters in the kernel) and what usually drives them. */
 static const struct {
@@ -65,7 +66,7 @@ unsigned long long rxe_stats_value(const struct rxe_stats *st, const char *name,
 
 const char *rxe_stats_cause(const char *name)
 {
-	for (size_t i = 0; i < sizeof(error_counters) / sizeof(error_counters[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(error_counters); i++)
 		if (!strcmp(error_counters[i].name, name))
 			return error_counters[i].cause;
 	return NULL;

@@ -110,7 +110,7 @@ static void gather_sysctls(struct tune *t)
 		{ "net.core.wmem_default", 1ul << 20 },
 	};
 
-	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(s); i++) {
 		char path[128];
 		struct tunable *x;
 		unsigned long cur;

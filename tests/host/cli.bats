@@ -247,6 +247,17 @@ no_rdma_kernel() {
 	[ ! -s "$BATS_TEST_TMPDIR/calls" ] || { cat "$BATS_TEST_TMPDIR/calls"; false; }
 }
 
+@test "one home for small helpers: ARRAY_SIZE and the bundled driver's version prefix live in util.h only" {
+	for f in "$BATS_TEST_DIRNAME"/../../cli/*.[ch]; do
+		[ "${f##*/}" = util.h ] && continue
+		# code only: one-line comments and comment lines left out
+		sed -e 's:/\*.*\*/::g' -e 's://.*::' -e '/^[[:space:]]*\*/d' "$f" |
+			grep -n -E 'sizeof\(([a-z_]+)\) */ *sizeof\(\1\[0\]\)|"rxectl-bundled' |
+			sed "s|^|${f##*/}:|"
+	done > "$BATS_TEST_TMPDIR/copies"
+	[ ! -s "$BATS_TEST_TMPDIR/copies" ] || { cat "$BATS_TEST_TMPDIR/copies"; false; }
+}
+
 @test "no cli/*.c or *.h grows past 700 lines (one concern a reader can hold), no exception" {
 	big=$(wc -l "$BATS_TEST_DIRNAME"/../../cli/*.[ch] | awk '$2 != "total" && $1 > 700 {print $2}')
 	[ -z "$big" ] || { echo "too long: $big"; false; }
