@@ -372,7 +372,7 @@ int netdev_max_mtu(const char *name, unsigned int *max_mtu)
 	int err = -ENOENT;
 
 	*max_mtu = 0;
-	sock = mnl_socket_open(NETLINK_ROUTE);
+	sock = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
 	if (!sock)
 		return -errno;
 	if (mnl_socket_bind(sock, 0, MNL_SOCKET_AUTOPID) < 0) {

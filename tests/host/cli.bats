@@ -222,6 +222,14 @@ no_rdma_kernel() {
 	! grep -q $'\033' <<< "$stderr"
 }
 
+@test "every socket rxectl opens is close-on-exec (no fd leaks into the tools it runs)" {
+	# socket(2) and libmnl's opener; libnl's nl_connect() and librdmacm set it themselves
+	run grep -n -E '\bsocket\(|mnl_socket_open2?\(' "$BATS_TEST_DIRNAME"/../../cli/*.c
+	[ "$status" -eq 0 ]
+	grep -v -E 'SOCK_CLOEXEC|SFD_CLOEXEC' <<< "$output" > "$BATS_TEST_TMPDIR/open" || true
+	[ ! -s "$BATS_TEST_TMPDIR/open" ] || { cat "$BATS_TEST_TMPDIR/open"; false; }
+}
+
 @test "no tool is run through a shell (no popen or system in cli/)" {
 	run grep -n -E '\b(popen|system)\(' "$BATS_TEST_DIRNAME"/../../cli/*.c
 	[ "$status" -eq 1 ]
