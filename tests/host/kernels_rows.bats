@@ -126,3 +126,48 @@ S
 	RXE_CHECK_KERNELS_FULL=1 run -0 "$TOP/tests/vm/check-kernels" --list 6.12
 	[[ "$output" == *driver_verbs.bats*driver_interop.bats*kernels_dkms.bats*cli_up.bats*diag_doctor.bats* ]]
 }
+
+# check-kernels in a copy of the tree whose run-all and kernel-row are fakes: no download, no guest
+fake_check_kernels_tree() {
+	F=$BATS_TEST_TMPDIR/tree
+	mkdir -p "$F/tests/vm"
+	cp "$TOP/tests/vm/check-kernels" "$F/tests/vm/"
+	cat > "$F/tests/vm/kernel-row" <<'K'
+#!/bin/bash
+case $1 in
+list) printf '%s\n' "6.1 k61 yes" "6.1-cloud k61c no" "6.12 k612 yes" "6.12-cloud k612c no" "newest k72 yes" ;;
+stock-rxe) case $2 in *-cloud) echo no ;; *) echo yes ;; esac ;;
+kver) echo "kver-of-$2" ;;
+fetch) ;;
+esac
+K
+	cat > "$F/tests/run-all" <<'R'
+#!/bin/bash
+echo "$RXE_VM_KERNEL start $(date +%s%N)" >> "$(dirname "$0")/../starts"
+sleep 2
+echo "vm-run: guest time 7 s, slot wait 0 s"
+echo "vm-run: guest time 5 s, slot wait 3 s"
+[ "$RXE_VM_KERNEL" = 6.12 ] && { echo "1 passed, 1 failed, 0 skipped"; exit 1; }
+echo "$# passed, 0 failed, 0 skipped"
+R
+	chmod +x "$F/tests/run-all" "$F/tests/vm/kernel-row" "$F/tests/vm/check-kernels"
+}
+
+@test "check-kernels starts the rows at once, cloud rows first, sums guest time, fails if a row fails" {
+	fake_check_kernels_tree
+	run "$F/tests/vm/check-kernels"
+	[ "$status" = 1 ] # the fake 6.12 row failed
+	[ "$(awk '{ print $1 }' "$F/starts" | tr '\n' ' ')" = "6.1-cloud 6.12-cloud 6.12 newest " ]
+	first=$(awk 'NR == 1 { print $3 }' "$F/starts") last=$(awk 'END { print $3 }' "$F/starts")
+	[ $(((last - first) / 1000000000)) -lt 5 ] # four 2 s rows overlapped (started 1 s apart)
+	[[ "$output" == *"6.1-cloud kver-of-6.1-cloud: 7 passed, 0 failed, 0 skipped ("*" s wall, 12 s of guest time)"* ]]
+	[[ "$output" == *"6.12 kver-of-6.12: 1 passed, 1 failed, 0 skipped"* ]]
+}
+
+@test "check-kernels --serial runs one row after the other and exits 0 when every row passed" {
+	fake_check_kernels_tree
+	run -0 "$F/tests/vm/check-kernels" --serial 6.12-cloud newest
+	first=$(awk 'NR == 1 { print $3 }' "$F/starts") last=$(awk 'END { print $3 }' "$F/starts")
+	[ $(((last - first) / 1000000000)) -ge 2 ]
+	[[ "$output" == *"newest kver-of-newest: 5 passed, 0 failed, 0 skipped"* ]]
+}
