@@ -111,8 +111,8 @@ deps:
 check: rxectl unit fuzz
 	tests/run-all
 
-# check-install: the install paths in guests (DKMS from the .deb's source, the Ansible role, the
-# Kubernetes node image under podman): ~15 min of guest time, run by CI after check.
+# check-install: the install paths in guests (the .deb lifecycle with DKMS, the Ansible role, the
+# Kubernetes node image under podman): ~30 min of guest time, ~16 min wall, run by CI after check.
 check-install: rxectl
 	tests/run-all --install
 
