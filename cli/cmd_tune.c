@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* cmd_tune.c - `rxectl tune [NETDEV] [--apply [--persist]] [--revert]`: the table, and the choice of netdev. */
+/* cmd_tune.c - `rxectl tune [NETDEV] [--apply [--persist | --from-config]] [--revert]`: the table, and the choice of netdev. */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -83,20 +83,62 @@ static int pick_netdev(struct rxectl *ctx, const char *arg, char *out, size_t le
 				  "device or configured netdev to pick.");
 }
 
-enum { TUNE_APPLY = 1, TUNE_PERSIST, TUNE_REVERT };
+/*
+ * --apply --from-config, rxe@.service's unsandboxed ExecStartPre= hook: what `up` does for
+ * `tune = yes` (every recommendation but the MTU, which is `mtu =`'s), nothing when rxe.conf
+ * does not say tune = yes.
+ */
+static int apply_from_config(struct rxectl *ctx, const char *netdev)
+{
+	static struct tune t;
+	struct rxe_conf conf;
+	bool tune;
+	int ret;
+
+	ret = ctx_load_config(ctx, &conf);
+	if (ret != RXECTL_OK)
+		return ret;
+	tune = conf.tune;
+	config_free(&conf);
+	out_obj_begin(ctx->out, NULL);
+	out_str(ctx->out, "netdev", NULL, netdev);
+	out_bool(ctx->out, "applied", NULL, tune);
+	if (!tune) {
+		out_arr_begin(ctx->out, "changed");
+		out_arr_end(ctx->out);
+		out_text(ctx->out, "%s does not say tune = yes: nothing changed.\n",
+			 ctx->config_path);
+		out_obj_end(ctx->out);
+		return RXECTL_OK;
+	}
+	tune_gather(&t, netdev);
+	for (size_t i = 0; i < t.n; i++)
+		if (!strcmp(t.v[i].id, "mtu"))
+			t.v[i].recommended[0] = '\0';
+	t.mtu_to = 0;
+	out_text(ctx->out, "tuning %s, as %s says tune = yes (not the MTU: that is `mtu =`)\n",
+		 netdev, ctx->config_path);
+	ret = tune_apply(ctx, &t);
+	out_obj_end(ctx->out);
+	return ret;
+}
+
+enum { TUNE_APPLY = 1, TUNE_PERSIST, TUNE_REVERT, TUNE_FROM_CONFIG };
 const struct opt_spec cmd_tune_opts[] = {
 	{ "apply",   0, NULL, "change each value to the recommended one, printing each change",
 	  NULL, TUNE_APPLY },
-	{ "persist", 0, NULL, "with --apply: also keep the changes across reboots", NULL,
+	{ "persist", 0, NULL, "with --apply: keep them across reboots (sysctl.d, rxe.conf's mtu =)", NULL,
 	  TUNE_PERSIST },
 	{ "revert",  0, NULL, "restore every value --apply changed", NULL, TUNE_REVERT },
+	{ "from-config", 0, NULL, "with --apply: only if rxe.conf says tune = yes, and not the "
+	  "MTU (rxe@.service's hook)", NULL, TUNE_FROM_CONFIG },
 	{ NULL },
 };
 
 int cmd_tune(struct rxectl *ctx, int argc, char **argv)
 {
 	static struct tune t;
-	bool apply = false, persist = false, revert = false;
+	bool apply = false, persist = false, revert = false, from_config = false;
 	char netdev[IF_NAMESIZE];
 	struct opts o;
 	int opt, ret;
@@ -117,6 +159,9 @@ int cmd_tune(struct rxectl *ctx, int argc, char **argv)
 		case TUNE_REVERT:
 			revert = true;
 			break;
+		case TUNE_FROM_CONFIG:
+			from_config = true;
+			break;
 		}
 	}
 	if (revert && (apply || persist))
@@ -124,6 +169,9 @@ int cmd_tune(struct rxectl *ctx, int argc, char **argv)
 	if (persist && !apply)
 		return rxectl_usage_error("tune", "--persist goes with --apply: it keeps what "
 					  "--apply changes.");
+	if (from_config && (!apply || persist))
+		return rxectl_usage_error("tune", "--from-config goes with --apply alone: it applies "
+					  "what rxe.conf's tune = yes asks for, for this boot.");
 	if (o.npos > 1)
 		return rxectl_usage_error("tune", "tune takes at most one NETDEV, but got '%s' too.",
 					  argv[2]);
@@ -143,6 +191,17 @@ int cmd_tune(struct rxectl *ctx, int argc, char **argv)
 		if (access(p, F_OK) != 0)
 			return log_error(RXECTL_FAIL, "netdev %s does not exist; check the name with "
 					 "`ip link`.", netdev);
+	}
+	if (from_config)
+		return apply_from_config(ctx, netdev);
+	if (persist) {
+		/* --persist edits rxe.conf: a broken one stops it before anything changes */
+		struct rxe_conf conf;
+
+		ret = ctx_load_config(ctx, &conf);
+		if (ret != RXECTL_OK)
+			return ret;
+		config_free(&conf);
 	}
 	tune_gather(&t, netdev);
 

@@ -153,6 +153,52 @@ static int finish(struct buf *b, const char *text, char **out, bool *changed)
 	return 0;
 }
 
+/*
+ * Lines hdr+1 .. next-1 of a section: write them with the line of `key` set to "key = value"
+ * (replaced where it is, else added right after the header; removed when value is NULL).
+ */
+static void put_section_with_key(struct buf *b, const struct lines *l, size_t hdr, size_t next,
+				 const char *key, const char *value)
+{
+	size_t at = l->n, vlen = 0;
+	const char *v = NULL;
+
+	for (size_t i = hdr + 1; i < next; i++) {
+		struct conf_line ln;
+
+		classify(l, i, &ln);
+		if (ln.kind == CONF_LINE_KEY && config_line_name_is(&ln, key)) {
+			at = i;	/* the reader allows one per section */
+			v = ln.value;
+			vlen = ln.value_len;
+		}
+	}
+	if (at == l->n) {
+		if (value) {
+			if (l->v[hdr].start[l->v[hdr].len - 1] != '\n')
+				puts_buf(b, "\n");
+			puts_buf(b, key);
+			puts_buf(b, " = ");
+			puts_buf(b, value);
+			puts_buf(b, "\n");
+		}
+		put_lines(b, l, hdr + 1, next);
+	} else if (!value || vlen != strlen(value) || strncmp(v, value, vlen)) {
+		const struct line *k = &l->v[at];
+
+		put_lines(b, l, hdr + 1, at);
+		if (value) {
+			puts_buf(b, key);
+			puts_buf(b, " = ");
+			puts_buf(b, value);
+			puts_buf(b, k->start[k->len - 1] == '\n' ? "\n" : "");
+		}
+		put_lines(b, l, at + 1, next);
+	} else {
+		put_lines(b, l, hdr + 1, next);
+	}
+}
+
 int config_text_enable(const char *text, const char *netdev, const char *name,
 		       char **out, bool *changed)
 {
@@ -180,39 +226,35 @@ int config_text_enable(const char *text, const char *netdev, const char *name,
 			puts_buf(&b, "\n");
 		}
 	} else {
-		size_t key = l.n, vlen = 0;
-		const char *v = NULL;
-
-		for (size_t i = hdr + 1; i < next; i++) {
-			struct conf_line ln;
-
-			classify(&l, i, &ln);
-			if (config_line_name_is(&ln, "name") && ln.kind == CONF_LINE_KEY) {
-				key = i;	/* the reader allows one per section */
-				v = ln.value;
-				vlen = ln.value_len;
-			}
-		}
 		put_lines(&b, &l, 0, hdr + 1);
-		if (name && key == l.n) {
-			if (l.v[hdr].start[l.v[hdr].len - 1] != '\n')
-				puts_buf(&b, "\n");
-			puts_buf(&b, "name = ");
-			puts_buf(&b, name);
-			puts_buf(&b, "\n");
-			put_lines(&b, &l, hdr + 1, l.n);
-		} else if (name && (vlen != strlen(name) || strncmp(v, name, vlen))) {
-			const struct line *k = &l.v[key];
-
-			put_lines(&b, &l, hdr + 1, key);
-			puts_buf(&b, "name = ");
-			puts_buf(&b, name);
-			puts_buf(&b, k->start[k->len - 1] == '\n' ? "\n" : "");
-			put_lines(&b, &l, key + 1, l.n);
-		} else {
-			put_lines(&b, &l, hdr + 1, l.n);
-		}
+		if (name)
+			put_section_with_key(&b, &l, hdr, next, "name", name);
+		else
+			put_lines(&b, &l, hdr + 1, next);
+		put_lines(&b, &l, next, l.n);
 	}
+	free(l.v);
+	return finish(&b, text, out, changed);
+}
+
+int config_text_set_key(const char *text, const char *netdev, const char *key,
+			const char *value, char **out, bool *changed)
+{
+	struct buf b = { 0 };
+	struct lines l;
+	size_t hdr, next;
+	int err = split_lines(text, &l);
+
+	if (err)
+		return err;
+	hdr = find_section(&l, netdev, &next);
+	if (hdr == l.n) {
+		free(l.v);
+		return -ENOENT;
+	}
+	put_lines(&b, &l, 0, hdr + 1);
+	put_section_with_key(&b, &l, hdr, next, key, value);
+	put_lines(&b, &l, next, l.n);
 	free(l.v);
 	return finish(&b, text, out, changed);
 }

@@ -23,6 +23,15 @@ int config_text_enable(const char *text, const char *netdev, const char *name,
 		       char **out, bool *changed);
 
 /*
+ * Set one key of the existing "[netdev]" section (the `mtu =` that `tune --persist` writes):
+ * its line is replaced where it is ("key = value", the rest of the line with it), or added right
+ * after the header; with value NULL the line is removed.  -ENOENT when there is no such section
+ * (nothing is declared here on the side), else as above.
+ */
+int config_text_set_key(const char *text, const char *netdev, const char *key,
+			const char *value, char **out, bool *changed);
+
+/*
  * Remove the "[netdev]" section: its header and every line up to its last
  * key line.  Comment lines right before the next section are kept (they
  * usually describe that section), and so is everything before the header.

@@ -325,7 +325,7 @@ static bool state_has(const char *path)
 	return found;
 }
 
-static int state_record(const char *path, const char *old)
+int tune_state_record(const char *path, const char *old)
 {
 	FILE *f;
 	int err = 0;
@@ -354,7 +354,7 @@ int tune_apply(struct rxectl *ctx, struct tune *t)
 
 		if (!x->recommended[0])
 			continue;
-		err = state_record(x->path, x->current);
+		err = tune_state_record(x->path, x->current);
 		if (err < 0) {
 			out_arr_end(o);
 			return log_error(RXECTL_FAIL, "cannot record the old value of %s in %s: %s; "
@@ -375,37 +375,6 @@ int tune_apply(struct rxectl *ctx, struct tune *t)
 		out_obj_end(o);
 	}
 	out_arr_end(o);
-	return RXECTL_OK;
-}
-
-int tune_persist(struct rxectl *ctx, struct tune *t)
-{
-	FILE *f;
-	bool any = false;
-
-	for (size_t i = 0; i < t->n; i++)
-		any |= t->v[i].sysctl;
-	if (!any)
-		return RXECTL_OK;
-	mkdir(RXECTL_SYSCONFDIR "/sysctl.d", 0755);
-	f = fopen(TUNE_SYSCTL_FILE ".tmp", "w");
-	if (!f)
-		return log_error(RXECTL_FAIL, "cannot write %s: %s.", TUNE_SYSCTL_FILE, strerror(errno));
-	fprintf(f, "# Written by `rxectl tune --apply --persist`; `rxectl tune --revert` removes it.\n");
-	for (size_t i = 0; i < t->n; i++) {
-		const struct tunable *x = &t->v[i];
-
-		if (x->sysctl)
-			fprintf(f, "%s = %s\n", x->id, x->recommended[0] ? x->recommended : x->current);
-	}
-	if (fclose(f) != 0 || rename(TUNE_SYSCTL_FILE ".tmp", TUNE_SYSCTL_FILE) != 0)
-		return log_error(RXECTL_FAIL, "cannot write %s: %s.", TUNE_SYSCTL_FILE, strerror(errno));
-	out_str(ctx->out, "sysctl_file", "wrote %s\n", TUNE_SYSCTL_FILE);
-	if (t->mtu_to)
-		log_warn("the MTU of %s is not persisted by the sysctl file; declare it in rxe.conf "
-			 "(`mtu = %u` under [%s], which `up` applies) or where the netdev is "
-			 "configured (systemd-networkd's MTUBytes=, /etc/network/interfaces).",
-			 t->netdev, t->mtu_to, t->netdev);
 	return RXECTL_OK;
 }
 
@@ -450,6 +419,11 @@ int tune_revert(struct rxectl *ctx)
 		char now[64];
 		int err;
 
+		if (!strncmp(paths[i], TUNE_CONF_PREFIX, strlen(TUNE_CONF_PREFIX))) {
+			if (tune_conf_restore(ctx, paths[i], olds[i]) != RXECTL_OK)
+				ret = RXECTL_FAIL;
+			continue;
+		}
 		read_value(paths[i], now, sizeof(now));
 		err = write_line(paths[i], olds[i]);
 		if (err < 0) {
@@ -502,14 +476,21 @@ int tune_apply_for_up(struct rxectl *ctx, const char *netdev)
 
 		if (!x->recommended[0] || !strcmp(x->id, "mtu"))
 			continue;
-		err = state_record(x->path, x->current);
+		err = tune_state_record(x->path, x->current);
 		if (!err)
 			err = write_line(x->path, x->recommended);
+		if (err == -EROFS && getenv("INVOCATION_ID")) {
+			/* a sandboxed unit (ProtectKernelTunables=): rxe@NETDEV.service's
+			 * unsandboxed ExecStartPre= hook (`tune --apply --from-config`) does it */
+			log_info("rxe.conf says tune = yes; %s is read-only in this sandboxed service, "
+				 "so rxe@%s.service's ExecStartPre= hook (`rxectl tune %s --apply "
+				 "--from-config`) sets it.", x->path, netdev, netdev);
+			return RXECTL_OK;
+		}
 		if (err == -EROFS) {
-			/* the rxe units run with ProtectKernelTunables=: say it once */
-			log_warn("rxe.conf says tune = yes, but %s is read-only here (as in the rxe "
-				 "units, which may not change kernel tunables); run `rxectl tune %s "
-				 "--apply --persist` once instead.", x->path, netdev);
+			log_warn("rxe.conf says tune = yes, but %s is read-only here (a container?); "
+				 "run `rxectl tune %s --apply --persist` where it can be written.",
+				 x->path, netdev);
 			return RXECTL_OK;
 		}
 		if (err < 0) {

@@ -44,8 +44,19 @@ void tune_gather(struct tune *t, const char *netdev);
  * of ctx->out.  RXECTL_OK or RXECTL_FAIL after saying what failed and that --revert helps.
  */
 int tune_apply(struct rxectl *ctx, struct tune *t);
-/* The sysctls into TUNE_SYSCTL_FILE (the MTU: a warning naming rxe.conf's `mtu =`). */
+/*
+ * --persist (tune_persist.c): the sysctls into TUNE_SYSCTL_FILE, and the MTU --apply set into
+ * `mtu =` of the netdev's section of rxe.conf (ctx->config_path), the file edited in place as
+ * `enable` edits it; a netdev without a section gets a warning naming the line instead (tune
+ * does not declare netdevs).  The old `mtu =` (or its absence) is recorded in TUNE_STATE under
+ * TUNE_CONF_PREFIX "NETDEV:FILE" for --revert.
+ */
 int tune_persist(struct rxectl *ctx, struct tune *t);
+#define TUNE_CONF_PREFIX "rxe.conf:"
+/* --revert of one such record: `mtu =` set back to `old` ("" removes the line); RXECTL_*. */
+int tune_conf_restore(struct rxectl *ctx, const char *record, const char *old);
+/* Record the old value of `path` in TUNE_STATE unless one is recorded already: 0 or -errno. */
+int tune_state_record(const char *path, const char *old);
 /* Restore everything TUNE_STATE records, newest first, and remove TUNE_SYSCTL_FILE. */
 int tune_revert(struct rxectl *ctx);
 /*

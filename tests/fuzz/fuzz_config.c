@@ -46,6 +46,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			config_free(&after);
 		}
 		free(out);
+		/* tune --persist: mtu = under this section only, every name kept */
+		if (config_text_set_key(text, conf.entries[i].netdev, "mtu", "9000", &out, &changed))
+			abort();
+		if (config_parse_string(out, "fuzz.conf", &after) != 0 || after.n != conf.n)
+			abort();
+		for (size_t j = 0; j < conf.n; j++)
+			if (strcmp(after.entries[j].name, conf.entries[j].name) ||
+			    after.entries[j].mtu != (j == i ? 9000 : conf.entries[j].mtu))
+				abort();
+		config_free(&after);
+		free(out);
 	}
 	if (config_text_enable(text, "fuzz9", NULL, &out, &changed) == 0) {
 		/* rxectl enable refuses a default name another section already has */

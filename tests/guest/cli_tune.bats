@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
 # rxectl tune: reports the real values, --apply changes exactly what it printed, --revert restores
-# what --apply recorded, --persist writes a sysctl.d file sysctl accepts (run in the VM test bed).
+# what --apply recorded, --persist writes a sysctl.d file sysctl accepts and the MTU into rxe.conf
+# (run in the VM test bed; the unit's tune hook is tests/guest/systemd/cli_tune_unit.bats).
 
 bats_require_minimum_version 1.5.0
 load lib
@@ -104,11 +105,57 @@ snapshot() {
 	[ ! -e "$f" ]
 }
 
+@test "--persist writes mtu = into the netdev's section of rxe.conf, every other byte kept; --revert puts the file back" {
+	printf '# rxe.conf: keep this comment\n[global]\ntune = no   ; not at boot\n\n[eth0]\t; the wire\nname = rxe_eth0 ; inline\n\n; about eth1\n[eth1]\n' > "$RXECTL_CONFIG"
+	cp "$RXECTL_CONFIG" "$BATS_TEST_TMPDIR/orig"
+	printf '# rxe.conf: keep this comment\n[global]\ntune = no   ; not at boot\n\n[eth0]\t; the wire\nmtu = 9000\nname = rxe_eth0 ; inline\n\n; about eth1\n[eth1]\n' > "$BATS_TEST_TMPDIR/want"
+	run -0 --separate-stderr "$RXECTL" tune eth0 --apply --persist
+	[[ "$output" == *"wrote mtu = 9000 under [eth0] in $RXECTL_CONFIG (\`up\` and the units apply it)"* ]]
+	[[ "$stderr" != *"not persisted"* ]]
+	diff "$BATS_TEST_TMPDIR/want" "$RXECTL_CONFIG"
+	# and up takes it: back to 1500 (as after a reboot), up sets 9000 again
+	ip link set eth0 mtu 1500
+	run -0 --separate-stderr "$RXECTL" up eth0
+	[[ "$stderr" == *"set the MTU of eth0 from 1500 to 9000, as $RXECTL_CONFIG line 6 says"* ]]
+	[ "$(cat /sys/class/net/eth0/mtu)" = 9000 ]
+	run -0 "$RXECTL" tune --revert
+	[[ "$output" == *"restored mtu = under [eth0] in $RXECTL_CONFIG: 9000 -> (none: the line is removed)"* ]]
+	cmp "$BATS_TEST_TMPDIR/orig" "$RXECTL_CONFIG"
+	[ "$(cat /sys/class/net/eth0/mtu)" = 1500 ]
+}
+
+@test "--persist replaces an mtu = the section has, and --revert gives its old value back" {
+	printf '[eth0]\nmtu = 1500 # the default\n' > "$RXECTL_CONFIG"
+	run -0 --separate-stderr "$RXECTL" tune eth0 --apply --persist --json
+	[ "$(jq -c .config_mtu <<<"$output")" = "{\"path\":\"$RXECTL_CONFIG\",\"section\":\"eth0\",\"mtu\":9000,\"was\":\"1500\"}" ]
+	[ "$(cat "$RXECTL_CONFIG")" = $'[eth0]\nmtu = 9000' ]
+	run -0 --separate-stderr "$RXECTL" tune --revert --json
+	[ "$(jq -c '.restored[] | select(.section)' <<<"$output")" = "{\"path\":\"$RXECTL_CONFIG\",\"section\":\"eth0\",\"from\":\"9000\",\"to\":\"1500\"}" ]
+	[ "$(cat "$RXECTL_CONFIG")" = $'[eth0]\nmtu = 1500' ]
+}
+
+@test "--persist declares nothing: a netdev without a section gets the line to add, and a broken rxe.conf is not touched" {
+	printf '# nothing declared\n' > "$RXECTL_CONFIG"
+	run -0 --separate-stderr "$RXECTL" tune eth0 --apply --persist
+	[[ "$stderr" == *"the MTU of eth0 is not persisted: $RXECTL_CONFIG declares no [eth0] section, and tune declares no netdev; add \`mtu = 9000\` under [eth0]"* ]]
+	[ "$(cat "$RXECTL_CONFIG")" = '# nothing declared' ]
+	"$RXECTL" tune --revert >/dev/null
+	printf '[eth0]\nspeed = 10\n' > "$RXECTL_CONFIG"
+	before=$(snapshot)
+	run -2 --separate-stderr "$RXECTL" tune eth0 --apply --persist
+	[[ "$stderr" == "rxectl: $RXECTL_CONFIG:2: unknown key 'speed'"* ]]
+	[ "$(cat "$RXECTL_CONFIG")" = $'[eth0]\nspeed = 10' ]
+	[ "$(snapshot)" = "$before" ]	# checked before --apply changed anything
+	[ ! -e /run/rxectl/tune.state ]
+}
+
 @test "tune rejects bad input" {
 	run -2 "$RXECTL" tune eth0 --persist
 	[[ "$output" == "rxectl: --persist goes with --apply: it keeps what --apply changes."* ]]
 	run -2 "$RXECTL" tune --apply --revert
 	[[ "$output" == "rxectl: --revert undoes --apply; give one of them."* ]]
+	run -2 "$RXECTL" tune eth0 --from-config
+	[[ "$output" == "rxectl: --from-config goes with --apply alone"* ]]
 	run -2 "$RXECTL" tune eth0 lo
 	run -2 "$RXECTL" tune 'bad name!'
 	run -1 "$RXECTL" tune nosuch0

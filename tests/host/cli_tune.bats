@@ -19,7 +19,7 @@ RXECTL="$BATS_TEST_DIRNAME/../../rxectl"
 	run -0 "$RXECTL" driver --help
 	[ "${lines[0]}" = "usage: rxectl driver [status | use kernel|bundled|auto [--force]] [--json]" ]
 	run -0 "$RXECTL" tune --help
-	[ "${lines[0]}" = "usage: rxectl tune [NETDEV] [--apply [--persist] | --revert] [--json]" ]
+	[ "${lines[0]}" = "usage: rxectl tune [NETDEV] [--apply [--persist | --from-config] | --revert] [--json]" ]
 }
 
 @test "stats: a bad --watch or too many names is exit 2" {
@@ -56,6 +56,20 @@ RXECTL="$BATS_TEST_DIRNAME/../../rxectl"
 	run -2 "$RXECTL" tune --revert lo
 	run -2 "$RXECTL" tune lo eth0
 	run -2 "$RXECTL" tune 'a/b'
+	run -2 "$RXECTL" tune lo --from-config
+	[[ "$output" == "rxectl: --from-config goes with --apply alone: it applies what rxe.conf's tune = yes asks for, for this boot."* ]]
+	run -2 "$RXECTL" tune lo --apply --persist --from-config
+}
+
+@test "tune --apply --from-config changes nothing when rxe.conf does not say tune = yes" {
+	printf '[global]\ntune = no\n' > "$BATS_TEST_TMPDIR/rxe.conf"
+	run -0 "$RXECTL" -c "$BATS_TEST_TMPDIR/rxe.conf" tune lo --apply --from-config
+	[ "$output" = "$BATS_TEST_TMPDIR/rxe.conf does not say tune = yes: nothing changed." ]
+	run -0 "$RXECTL" -c "$BATS_TEST_TMPDIR/rxe.conf" tune lo --apply --from-config --json
+	[ "$(jq -c . <<<"$output")" = '{"netdev":"lo","applied":false,"changed":[]}' ]
+	printf '[global]\ntune = maybe\n' > "$BATS_TEST_TMPDIR/rxe.conf"
+	run -2 "$RXECTL" -c "$BATS_TEST_TMPDIR/rxe.conf" tune lo --apply --from-config
+	[[ "$output" == "rxectl: $BATS_TEST_TMPDIR/rxe.conf:2: "* ]]
 }
 
 @test "tune without --apply reads and changes nothing, even as a user" {

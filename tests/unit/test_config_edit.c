@@ -34,6 +34,21 @@ static const char *disable(const char *text, const char *netdev)
 	return out;
 }
 
+static const char *set_key(const char *text, const char *netdev, const char *key,
+			   const char *value)
+{
+	int err;
+
+	free(out);
+	out = NULL;
+	err = config_text_set_key(text, netdev, key, value, &out, &changed);
+	if (err == -ENOENT)
+		return "(no section)";
+	if (err)
+		return "(error)";
+	return out;
+}
+
 static bool parses(const char *text)
 {
 	struct rxe_conf c;
@@ -76,7 +91,7 @@ int main(void)
 	size_t len;
 
 	log_set_sink(quiet, NULL);
-	tap_plan(26);
+	tap_plan(34);
 
 	/* enable */
 	ok(!strcmp(enable("", "eth0", NULL), "[eth0]\n") && changed,
@@ -127,6 +142,34 @@ int main(void)
 
 	free(text);
 	text = NULL;
+
+	/* set one key (tune --persist's mtu =) */
+	{
+		const char *conf = "# hosts: keep me\n[global]\ntune = yes\n\n[eth0]\t; the uplink\n"
+				   "name = r0 ; inline\n# before eth1\n[eth1]\nmtu = 1500\n";
+
+		ok(!strcmp(set_key(conf, "eth0", "mtu", "9000"),
+			   "# hosts: keep me\n[global]\ntune = yes\n\n[eth0]\t; the uplink\n"
+			   "mtu = 9000\nname = r0 ; inline\n# before eth1\n[eth1]\nmtu = 1500\n") &&
+		   changed, "set_key adds the line right after the header, every other byte kept");
+		ok(parses(out), "the result still parses");
+		ok(!strcmp(set_key(conf, "eth1", "mtu", "9000"),
+			   "# hosts: keep me\n[global]\ntune = yes\n\n[eth0]\t; the uplink\n"
+			   "name = r0 ; inline\n# before eth1\n[eth1]\nmtu = 9000\n") && changed,
+		   "set_key replaces the key's line where it is");
+		ok(!strcmp(set_key(conf, "eth1", "mtu", "1500"), conf) && !changed,
+		   "set_key to the value it has changes nothing");
+		ok(!strcmp(set_key(conf, "eth1", "mtu", NULL),
+			   "# hosts: keep me\n[global]\ntune = yes\n\n[eth0]\t; the uplink\n"
+			   "name = r0 ; inline\n# before eth1\n[eth1]\n") && changed,
+		   "set_key with no value removes the line");
+		ok(!strcmp(set_key(conf, "eth0", "mtu", NULL), conf) && !changed,
+		   "removing a key the section lacks changes nothing");
+		ok(!strcmp(set_key(conf, "eth2", "mtu", "9000"), "(no section)"),
+		   "set_key on an undeclared netdev is ENOENT (it declares nothing)");
+		ok(!strcmp(set_key("[eth0]", "eth0", "mtu", "9000"), "[eth0]\nmtu = 9000\n"),
+		   "set_key after a header without a newline at the end of the file");
+	}
 
 	/* atomic replace */
 	if (!mkdtemp(dir)) {

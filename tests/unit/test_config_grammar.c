@@ -111,6 +111,22 @@ static void check_editor(const struct row *r)
 		}
 		config_free(&after);
 		free(out);
+
+		/* set mtu (tune --persist): the reader sees it on that netdev only, names kept */
+		if (config_text_set_key(r->text, nd, "mtu", "9000", &out, &changed) ||
+		    config_parse_string(out, "g.conf", &after) < 0) {
+			agree = false;
+			continue;
+		}
+		for (size_t j = 0; j < after.n; j++)
+			if (after.n != before.n || strcmp(after.entries[j].name, before.entries[j].name) ||
+			    after.entries[j].mtu != (j == i ? 9000 : before.entries[j].mtu)) {
+				printf("# %s: mtu = 9000 under [%s] changes [%s]\n", r->what, nd,
+				       after.entries[j].netdev);
+				agree = false;
+			}
+		config_free(&after);
+		free(out);
 	}
 	/* enable of a new netdev: one more section, at the end */
 	if (config_text_enable(r->text, "new0", NULL, &out, &changed) == 0) {
