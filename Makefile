@@ -112,7 +112,8 @@ check: rxectl unit fuzz
 	tests/run-all
 
 # check-install: the install paths in guests (the .deb lifecycle with DKMS, the Ansible role, the
-# Kubernetes node image under podman): ~30 min of guest time, ~16 min wall, run by CI after check.
+# Kubernetes node image under podman): ~35 min of guest time, ~27 min wall with the image build;
+# run by CI after check.
 check-install: rxectl
 	tests/run-all --install
 
