@@ -259,9 +259,9 @@ struct rxe_swqe {
 	u32			rx_pkts;	/* read response packets received */
 	u32			cur_sge;
 	u32			sge_off;
-	union {
-		struct rxe_sge	sge[0];
-		u8		data[0];
+	union {	/* flexible arrays: kernels with -fstrict-flex-arrays (7.x) size [0] as 0 */
+		DECLARE_FLEX_ARRAY(struct rxe_sge, sge);
+		DECLARE_FLEX_ARRAY(u8, data);
 	};
 };
 
