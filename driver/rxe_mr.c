@@ -69,7 +69,7 @@ struct ib_mr *rxe_reg_user_mr(struct ib_pd *pd, u64 start, u64 length, u64 iova,
 		goto err_free;
 	}
 	mr->npages = ib_umem_num_pages(mr->umem);
-	mr->pages = kvcalloc(mr->npages, sizeof(*mr->pages), GFP_KERNEL_ACCOUNT);
+	mr->pages = kvcalloc(mr->npages, sizeof(*mr->pages), GFP_KERNEL_ACCOUNT | __GFP_NORETRY);
 	if (!mr->pages) {
 		err = -ENOMEM;
 		goto err_umem;

@@ -24,10 +24,11 @@ int rxe_queue_init(struct rxe_dev *dev, struct rxe_queue *q, u32 nelem, size_t e
 	q->size = PAGE_ALIGN(sizeof(struct rxe_queue_buf) + (size_t)slots * esize);
 	q->mmap = NULL;
 	/*
-	 * Kernel rings are charged to the caller's memory cgroup. User rings need VM_USERMAP for
-	 * mmap(), which only vmalloc_user() gives a module; they are bounded by the object limits.
+	 * Every ring is charged to the caller's memory cgroup; rxe_mmap() maps user rings page by
+	 * page. At the cgroup's limit the allocation fails (ENOMEM to the caller) instead of
+	 * calling the OOM killer (__GFP_NORETRY).
 	 */
-	q->buf = udata ? vmalloc_user(q->size) : __vmalloc(q->size, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+	q->buf = __vmalloc(q->size, GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_NORETRY | __GFP_NOWARN);
 	if (!q->buf)
 		return -ENOMEM;
 	q->buf->log2_elem_size = q->log2_elem;
@@ -77,13 +78,16 @@ int rxe_mmap(struct ib_ucontext *ctx, struct vm_area_struct *vma)
 {
 	struct rdma_user_mmap_entry *rentry;
 	struct rxe_mmap_entry *entry;
+	unsigned long off;
 	int err;
 
 	rentry = rdma_user_mmap_entry_get(ctx, vma);
 	if (!rentry)
 		return -EINVAL;
 	entry = container_of(rentry, struct rxe_mmap_entry, rdma);
-	err = remap_vmalloc_range(vma, entry->buf, 0);
+	/* The ring is an accounted __vmalloc() area (no VM_USERMAP): insert its pages one by one. */
+	for (off = 0, err = 0; !err && off < vma->vm_end - vma->vm_start; off += PAGE_SIZE)
+		err = vm_insert_page(vma, vma->vm_start + off, vmalloc_to_page(entry->buf + off));
 	rdma_user_mmap_entry_put(rentry);
 	return err;
 }

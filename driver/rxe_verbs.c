@@ -654,8 +654,8 @@ int rxe_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init, struct ib_ud
 	qp->swqe_size = ALIGN(sizeof(struct rxe_swqe) +
 			      max_t(size_t, qp->sq_max_sge * sizeof(struct rxe_sge),
 				    qp->sq_max_inline), 8);
-	qp->swqes = __vmalloc(array_size(qp->sq.mask + 1, qp->swqe_size),
-			      GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+	qp->swqes = kvzalloc(array_size(qp->sq.mask + 1, qp->swqe_size),
+			     GFP_KERNEL_ACCOUNT | __GFP_NORETRY | __GFP_NOWARN);
 	if (!qp->swqes) {
 		err = -ENOMEM;
 		goto err_sq;
@@ -704,7 +704,7 @@ err_xa:
 err_rq:
 	rxe_queue_free(&qp->rq);
 err_swqes:
-	vfree(qp->swqes);
+	kvfree(qp->swqes);
 err_sq:
 	rxe_queue_free(&qp->sq);
 err_count:
@@ -875,7 +875,7 @@ int rxe_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	rxe_resp_reset(qp);
 	mutex_unlock(&qp->lock);
 	rxe_queue_free(&qp->rq);
-	vfree(qp->swqes);
+	kvfree(qp->swqes);
 	rxe_queue_free(&qp->sq);
 	rdma_destroy_ah_attr(&qp->attr.ah_attr);
 	atomic_dec(&qp->dev->n_qp);

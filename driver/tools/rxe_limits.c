@@ -2,12 +2,17 @@
 /* rxe_limits.c - create verbs objects until the device refuses, and check where it does. */
 
 /*
- * Usage: rxe_limits DEVICE pd|cq|srq
- * Creates objects of one kind on DEVICE until creation fails, then reports how many it made
- * and why it stopped. Exit 0 when the device stopped at the limit query_device reports, with
- * ENOMEM or EINVAL: never past it, and at most 8 short of it (the kernel's own users of the
- * device, such as the MAD layer's PD, CQ and QP, count too); 1 when it stopped elsewhere or
- * not at all (it gives up 16 objects past the limit); 2 on bad usage.
+ * Usage: rxe_limits DEVICE pd|cq|srq|qp
+ *        rxe_limits DEVICE big-cq|big-qp COUNT
+ * The first form creates objects of one kind on DEVICE until creation fails, then reports how
+ * many it made and why it stopped. Exit 0 when the device stopped at the limit query_device
+ * reports, with ENOMEM or EINVAL: never past it, and at most 8 short of it (the kernel's own
+ * users of the device, such as the MAD layer's PD, CQ and QP, count too); 1 when it stopped
+ * elsewhere or not at all (it gives up 16 objects past the limit); 2 on bad usage.
+ * The second form (run it in a memory cgroup with a small memory.max) creates up to COUNT of
+ * the largest CQs (max_cqe entries) or QPs (max_qp_wr send WRs, each with its own CQ): exit 0
+ * when creation failed with ENOMEM before COUNT, 1 when all COUNT were made or it failed
+ * otherwise.
  */
 #include <errno.h>
 #include <infiniband/verbs.h>
@@ -15,23 +20,86 @@
 #include <stdlib.h>
 #include <string.h>
 
-int main(int argc, char **argv)
+static struct ibv_context *open_dev(const char *name)
 {
 	struct ibv_device **list;
 	struct ibv_context *ctx = NULL;
-	struct ibv_device_attr da;
-	struct ibv_pd *pd;
-	long made = 0, max;
-	int i, n, err = 0;
+	int i, n;
 
-	if (argc != 3 || (strcmp(argv[2], "pd") && strcmp(argv[2], "cq") && strcmp(argv[2], "srq"))) {
-		fprintf(stderr, "usage: rxe_limits DEVICE pd|cq|srq\n");
-		return 2;
-	}
 	list = ibv_get_device_list(&n);
 	for (i = 0; list && i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), argv[1]))
+		if (!strcmp(ibv_get_device_name(list[i]), name))
 			ctx = ibv_open_device(list[i]);
+	return ctx;
+}
+
+/* big-cq / big-qp: the largest objects the device allows, up to @count of them. */
+static int big(const char *dev, const char *kind, long count)
+{
+	struct ibv_context *ctx = open_dev(dev);
+	struct ibv_device_attr da;
+	struct ibv_pd *pd;
+	long made, bytes = 0;
+	int err = 0;
+
+	if (!ctx || ibv_query_device(ctx, &da) || !(pd = ibv_alloc_pd(ctx))) {
+		fprintf(stderr, "rxe_limits: cannot open %s: %s\n", dev, strerror(errno));
+		return 1;
+	}
+	for (made = 0; made < count; made++) {
+		struct ibv_cq *cq;
+
+		errno = 0;
+		cq = ibv_create_cq(ctx, !strcmp(kind, "big-cq") ? da.max_cqe : 1, NULL, NULL, 0);
+		if (cq && !strcmp(kind, "big-qp")) {
+			struct ibv_qp_init_attr qa = {
+				.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+				.cap = { .max_send_wr = da.max_qp_wr - 1, .max_send_sge = 1,
+					 .max_recv_wr = 1, .max_recv_sge = 1 },
+			};
+
+			if (!ibv_create_qp(pd, &qa))
+				cq = NULL;
+			else
+				bytes += (long)(da.max_qp_wr) * 64;
+		} else if (cq) {
+			bytes += (long)cq->cqe * 48;	/* sizeof(struct ib_uverbs_wc) */
+		}
+		if (!cq) {
+			err = errno;
+			break;
+		}
+	}
+	printf("created %ld %s (at least %ld MiB of rings) of %ld, stopped by: %s\n", made,
+	       kind + 4, bytes >> 20, count, err ? strerror(err) : "nothing");
+	if (err != ENOMEM) {
+		fprintf(stderr, "rxe_limits: %s\n", err ? "stopped with another error than ENOMEM" :
+			"made them all: the rings are not charged to the memory cgroup");
+		return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct ibv_context *ctx;
+	struct ibv_device_attr da;
+	struct ibv_pd *pd;
+	struct ibv_cq *qcq = NULL;
+	struct ibv_srq *qsrq = NULL;
+	long made = 0, max;
+	int err = 0;
+
+	if (argc == 4 && (!strcmp(argv[2], "big-cq") || !strcmp(argv[2], "big-qp")) &&
+	    atol(argv[3]) > 0)
+		return big(argv[1], argv[2], atol(argv[3]));
+	if (argc != 3 || (strcmp(argv[2], "pd") && strcmp(argv[2], "cq") && strcmp(argv[2], "srq") &&
+			  strcmp(argv[2], "qp"))) {
+		fprintf(stderr, "usage: rxe_limits DEVICE pd|cq|srq|qp\n"
+				"       rxe_limits DEVICE big-cq|big-qp COUNT\n");
+		return 2;
+	}
+	ctx = open_dev(argv[1]);
 	if (!ctx || ibv_query_device(ctx, &da)) {
 		fprintf(stderr, "rxe_limits: cannot open %s: %s\n", argv[1], strerror(errno));
 		return 1;
@@ -42,7 +110,19 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	made = 1;
-	max = !strcmp(argv[2], "pd") ? da.max_pd : !strcmp(argv[2], "cq") ? da.max_cq : da.max_srq;
+	max = !strcmp(argv[2], "pd") ? da.max_pd : !strcmp(argv[2], "cq") ? da.max_cq :
+	      !strcmp(argv[2], "srq") ? da.max_srq : da.max_qp;
+	if (!strcmp(argv[2], "qp")) {
+		/* The QPs share one CQ and one SRQ: each costs only its one-slot send ring. */
+		struct ibv_srq_init_attr sa = { .attr = { .max_wr = 1, .max_sge = 1 } };
+
+		qcq = ibv_create_cq(ctx, 1, NULL, NULL, 0);
+		qsrq = qcq ? ibv_create_srq(pd, &sa) : NULL;
+		if (!qsrq) {
+			fprintf(stderr, "rxe_limits: create the QPs' CQ and SRQ: %s\n", strerror(errno));
+			return 1;
+		}
+	}
 	if (strcmp(argv[2], "pd"))
 		made = 0;	/* the one PD above does not count for CQs and SRQs */
 	for (; made <= max + 16; made++) {
@@ -53,6 +133,13 @@ int main(int argc, char **argv)
 			o = ibv_alloc_pd(ctx);
 		} else if (!strcmp(argv[2], "cq")) {
 			o = ibv_create_cq(ctx, 1, NULL, NULL, 0);
+		} else if (!strcmp(argv[2], "qp")) {
+			struct ibv_qp_init_attr qa = {
+				.send_cq = qcq, .recv_cq = qcq, .srq = qsrq, .qp_type = IBV_QPT_RC,
+				.cap = { .max_send_wr = 1, .max_send_sge = 1 },
+			};
+
+			o = ibv_create_qp(pd, &qa);
 		} else {
 			struct ibv_srq_init_attr sa = { .attr = { .max_wr = 1, .max_sge = 1 } };
 
