@@ -16,6 +16,7 @@
 #include "netdev.h"
 #include "output.h"
 #include "rxe.h"
+#include "util.h"
 
 /*
  * The loop: wait for an rtnetlink link or address notification (or a
@@ -65,14 +66,6 @@ struct monitor {
 };
 
 #define RETRY_MS	500	/* after the creation lock was found busy */
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* The state of `netdev`, kept across reconciles; a new entry if needed. */
 static struct watched *watch(struct monitor *m, const char *netdev)
@@ -352,10 +345,10 @@ int cmd_monitor(struct rxectl *ctx, int argc, char **argv)
 	log_info("watching the netdevs declared in %s.", ctx->config_path);
 	reconcile(&m);
 	sd_notifyf(0, "READY=1\nSTATUS=watching %zu netdev(s) declared in %s", m.n, ctx->config_path);
-	next_periodic = now() + PERIODIC_S;
+	next_periodic = mono_sec() + PERIODIC_S;
 
 	while (!got_term) {
-		double t = now(), wake = next_periodic;
+		double t = mono_sec(), wake = next_periodic;
 		int r, timeout;
 
 		if (m.retry && !due[0])
@@ -376,7 +369,7 @@ int cmd_monitor(struct rxectl *ctx, int argc, char **argv)
 			log_msg(LOG_ERR, "poll failed: %s.", strerror(errno));
 			break;
 		}
-		t = now();
+		t = mono_sec();
 		if (r > 0 && (pfd[1].revents & POLLIN)) {
 			struct signalfd_siginfo si;
 
@@ -412,7 +405,7 @@ int cmd_monitor(struct rxectl *ctx, int argc, char **argv)
 			reconcile(&m);
 			sd_notifyf(0, "STATUS=watching %zu netdev(s) declared in %s", m.n,
 				   ctx->config_path);
-			next_periodic = now() + PERIODIC_S;
+			next_periodic = mono_sec() + PERIODIC_S;
 		}
 	}
 	sd_notify(0, "STOPPING=1");

@@ -12,17 +12,10 @@
 #include "output.h"
 #include "rxe.h"
 #include "unit_state.h"
+#include "util.h"
 
 #define UP_POLL_MS	100
 #define STALE_WAIT_S	10	/* for the device of a netdev that went away to be unregistered */
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void sleep_ms(long ms)
 {
@@ -91,7 +84,7 @@ static int refresh(struct rxectl *ctx, const char *name, struct rxe_dev *out)
 static int wait_ready(struct rxectl *ctx, const char *name, const char *netdev, int ifindex,
 		      int wait, bool created)
 {
-	double deadline = now() + wait;
+	double deadline = mono_sec() + wait;
 	char why[512] = "it has not appeared yet";
 	struct rxe_details det;
 	struct rxe_dev d;
@@ -106,7 +99,7 @@ static int wait_ready(struct rxectl *ctx, const char *name, const char *netdev, 
 
 			rxe_describe(ctx, &d, &det);
 			ok = rxe_ready(&d, &det, why, sizeof(why));
-			if (ok || wait == 0 || now() >= deadline) {
+			if (ok || wait == 0 || mono_sec() >= deadline) {
 				rxe_print_summary(ctx, &d, &det, created);
 				rxe_details_free(&det);
 				if (ok || wait == 0)
@@ -118,7 +111,7 @@ static int wait_ready(struct rxectl *ctx, const char *name, const char *netdev, 
 			/* the device dies with its netdev */
 			return gone(netdev, created ? "right after its rxe device was created" :
 				    "while waiting for its rxe device");
-		} else if (now() >= deadline) {
+		} else if (mono_sec() >= deadline) {
 			break;
 		}
 		sleep_ms(UP_POLL_MS);
@@ -146,7 +139,7 @@ static bool stale(const struct rxe_dev *d, const char *netdev, int ifindex)
 static int create_locked(struct rxectl *ctx, const char *netdev, int ifindex, const char *name,
 			 char *existing, size_t existing_len)
 {
-	double stale_until = now() + STALE_WAIT_S;
+	double stale_until = mono_sec() + STALE_WAIT_S;
 	struct rxe_dev *devs = NULL;
 	const struct rxe_dev *have, *named;
 	char what[160];
@@ -160,7 +153,7 @@ static int create_locked(struct rxectl *ctx, const char *netdev, int ifindex, co
 		named = rxe_find_by_name(devs, n, name);
 		if (!(have && stale(have, netdev, ifindex)) && !(named && stale(named, netdev, ifindex)))
 			break;
-		if (now() >= stale_until)
+		if (mono_sec() >= stale_until)
 			break;
 		free(devs);
 		devs = NULL;
