@@ -101,3 +101,8 @@ complete_words() {
 	echo "$have" > "$BATS_TEST_TMPDIR/have"
 	diff -u "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/have"
 }
+
+@test "the man pages hold no control characters (a \\f written unescaped is a form feed)" {
+	run grep -nP '[\x00-\x08\x0b-\x1f]' "$TOP"/man/*.[0-9]
+	[ "$status" = 1 ] || { echo "$output"; false; }
+}
