@@ -88,6 +88,16 @@ static int pick_netdev(struct rxectl *ctx, const char *arg, char *out, size_t le
  * `tune = yes` (every recommendation but the MTU, which is `mtu =`'s), nothing when rxe.conf
  * does not say tune = yes.
  */
+static bool netdev_present(const char *netdev)
+{
+	char p[128];
+
+	if (access("/sys/class/net", F_OK) != 0)
+		return true;	/* no sysfs to ask: let the tunables' paths tell */
+	snprintf(p, sizeof(p), "/sys/class/net/%s", netdev);
+	return access(p, F_OK) == 0;
+}
+
 static int apply_from_config(struct rxectl *ctx, const char *netdev)
 {
 	static struct tune t;
@@ -102,7 +112,7 @@ static int apply_from_config(struct rxectl *ctx, const char *netdev)
 	config_free(&conf);
 	out_obj_begin(ctx->out, NULL);
 	out_str(ctx->out, "netdev", NULL, netdev);
-	out_bool(ctx->out, "applied", NULL, tune);
+	out_bool(ctx->out, "applied", NULL, tune && netdev_present(netdev));
 	if (!tune) {
 		out_arr_begin(ctx->out, "changed");
 		out_arr_end(ctx->out);
@@ -110,6 +120,13 @@ static int apply_from_config(struct rxectl *ctx, const char *netdev)
 			 ctx->config_path);
 		out_obj_end(ctx->out);
 		return RXECTL_OK;
+	}
+	if (!netdev_present(netdev)) {
+		out_arr_begin(ctx->out, "changed");
+		out_arr_end(ctx->out);
+		out_obj_end(ctx->out);
+		log_warn("netdev %s went away; nothing tuned (it is when it appears again).", netdev);
+		return RXECTL_GONE;
 	}
 	tune_gather(&t, netdev);
 	for (size_t i = 0; i < t.n; i++)
@@ -184,16 +201,12 @@ int cmd_tune(struct rxectl *ctx, int argc, char **argv)
 	ret = pick_netdev(ctx, o.npos ? argv[1] : NULL, netdev, sizeof(netdev));
 	if (ret != RXECTL_OK)
 		return ret;
-	if (access("/sys/class/net", F_OK) == 0) {
-		char p[128];
-
-		snprintf(p, sizeof(p), "/sys/class/net/%s", netdev);
-		if (access(p, F_OK) != 0)
-			return log_error(RXECTL_FAIL, "netdev %s does not exist; check the name with "
-					 "`ip link`.", netdev);
-	}
+	/* The unit's hook: rxe.conf decides first, and a netdev gone meanwhile is churn. */
 	if (from_config)
 		return apply_from_config(ctx, netdev);
+	if (!netdev_present(netdev))
+		return log_error(RXECTL_FAIL, "netdev %s does not exist; check the name with "
+				 "`ip link`.", netdev);
 	if (persist) {
 		/* --persist edits rxe.conf: a broken one stops it before anything changes */
 		struct rxe_conf conf;

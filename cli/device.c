@@ -169,6 +169,13 @@ static int create_locked(struct rxectl *ctx, const char *netdev, int ifindex, co
 		log_debug("%s already sits on %s", existing, netdev);
 		return -1;
 	}
+	if (named && (int)named->ndev_index == ifindex && strcmp(named->netdev, netdev)) {
+		/* Our name sits on our netdev, which has just been renamed away from `netdev`. */
+		snprintf(what, sizeof(what), "(renamed to %s) while its rxe device was being looked up",
+			 named->netdev);
+		free(devs);
+		return gone(netdev, what);
+	}
 	if (named) {
 		err = log_error(RXECTL_FAIL, "the device name %s is already used by the rxe device on "
 				"%s; choose another with --name or `name =` in rxe.conf.", name,

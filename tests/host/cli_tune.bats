@@ -72,6 +72,19 @@ RXECTL="$BATS_TEST_DIRNAME/../../rxectl"
 	[[ "$output" == "rxectl: $BATS_TEST_TMPDIR/rxe.conf:2: "* ]]
 }
 
+@test "the units' hook: a netdev gone (renamed away) is churn, exit 3 with a warning; by hand it is an error" {
+	printf '[global]\ntune = no\n' > "$BATS_TEST_TMPDIR/no.conf"
+	printf '[global]\ntune = yes\n' > "$BATS_TEST_TMPDIR/yes.conf"
+	# tune = no decides before the netdev is looked at: nothing to say about it
+	run -0 "$RXECTL" -c "$BATS_TEST_TMPDIR/no.conf" tune rxnosuch0 --apply --from-config
+	[ "$output" = "$BATS_TEST_TMPDIR/no.conf does not say tune = yes: nothing changed." ]
+	run -3 --separate-stderr "$RXECTL" -c "$BATS_TEST_TMPDIR/yes.conf" tune rxnosuch0 --apply --from-config --json
+	[ "$(jq -c '{applied, changed}' <<<"$output")" = '{"applied":false,"changed":[]}' ]
+	[ "$stderr" = "rxectl: netdev rxnosuch0 went away; nothing tuned (it is when it appears again)." ]
+	run -1 "$RXECTL" -c "$BATS_TEST_TMPDIR/yes.conf" tune rxnosuch0 --apply
+	[ "$output" = "rxectl: netdev rxnosuch0 does not exist; check the name with \`ip link\`." ]
+}
+
 @test "tune without --apply reads and changes nothing, even as a user" {
 	run -0 --separate-stderr "$RXECTL" tune lo --json
 	[ "$(jq -r .applied <<<"$output")" = false ]
