@@ -26,9 +26,8 @@ loopback() {
 	srv=$!
 	sleep 0.5
 	run timeout 120 "$@" 127.0.0.1
-	local crc=$status
-	wait "$srv"
-	local src=$?
+	local crc=$status src=0
+	wait "$srv" || src=$?	# not a bare wait: bats' errexit would stop before the server's output
 	echo "# client exit $crc, server exit $src" >&3
 	[ "$crc" = 0 ] || { echo "$output"; return 1; }
 	[ "$src" = 0 ] || { cat "$srv_out"; return 1; }
