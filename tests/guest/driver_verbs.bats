@@ -29,8 +29,12 @@ loopback() {
 	local crc=$status src=0
 	wait "$srv" || src=$?	# not a bare wait: bats' errexit would stop before the server's output
 	echo "# client exit $crc, server exit $src" >&3
-	[ "$crc" = 0 ] || { echo "$output"; return 1; }
-	[ "$src" = 0 ] || { cat "$srv_out"; return 1; }
+	[ "$crc" = 0 ] && [ "$src" = 0 ] && return 0
+	# what a failure needs to be told apart: a stall (retransmit timeouts, RNR), a drop, a bug
+	echo "client:"; echo "$output"; echo "server:"; cat "$srv_out"
+	echo "device counters:"; rdma statistic show link rxe0/1 2>&1 | tr ' ' '\n' | paste - - | grep -v '\s0$' || true
+	echo "kernel log:"; dmesg | tail -n 20
+	return 1
 }
 
 @test "ibv_rc_pingpong moves 1-byte messages and checks them" {
