@@ -382,9 +382,12 @@ struct rxe_qp {
 	/*
 	 * Responder resources (IBA 9.7.5.1.4): the last max_dest_rd_atomic READ and atomic
 	 * requests, oldest overwritten first. A duplicate READ or atomic is answered only from
-	 * one of these records; no other old request is executed again.
+	 * one of these records; no other old request is executed again. Allocated by modify_qp
+	 * (charged to the caller's memory cgroup) with max_dest_rd_atomic entries, not kept in
+	 * struct rxe_qp: the RDMA core allocates that uncharged, and 128 records made it 6.7 KB.
 	 */
-	struct rxe_resp_res	res[RXE_MAX_RD_ATOMIC];
+	struct rxe_resp_res	*res;
+	u32			nres;		/* entries in res[]: max_dest_rd_atomic */
 	u32			res_next;	/* slot the next READ or atomic takes */
 };
 

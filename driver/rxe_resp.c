@@ -14,7 +14,8 @@ void rxe_resp_reset(struct rxe_qp *qp)
 	qp->w_resid = 0;
 	qp->rwqe_valid = false;
 	qp->recv_off = 0;
-	memset(qp->res, 0, sizeof(qp->res));
+	if (qp->res)
+		memset(qp->res, 0, qp->nres * sizeof(*qp->res));
 	qp->res_next = 0;
 }
 
@@ -158,10 +159,9 @@ static bool rxe_rkey_ok(struct rxe_qp *qp, u32 rkey, int access, u64 va, u64 len
 /* Take the next responder resource for a READ or atomic request. */
 static struct rxe_resp_res *rxe_res_new(struct rxe_qp *qp, u32 type, u32 psn, u32 npkts)
 {
-	u32 n = clamp_t(u32, qp->attr.max_dest_rd_atomic, 1, RXE_MAX_RD_ATOMIC);
-	struct rxe_resp_res *res = &qp->res[qp->res_next % n];
+	struct rxe_resp_res *res = &qp->res[qp->res_next % qp->nres];
 
-	qp->res_next = (qp->res_next + 1) % n;
+	qp->res_next = (qp->res_next + 1) % qp->nres;
 	memset(res, 0, sizeof(*res));
 	res->type = type;
 	res->first_psn = psn;
@@ -174,7 +174,7 @@ static struct rxe_resp_res *rxe_res_find(struct rxe_qp *qp, u32 type, u32 psn)
 {
 	u32 i;
 
-	for (i = 0; i < RXE_MAX_RD_ATOMIC; i++) {
+	for (i = 0; i < qp->nres; i++) {
 		struct rxe_resp_res *res = &qp->res[i];
 
 		if (res->type == type && rxe_psn_diff(psn, res->first_psn) >= 0 &&
@@ -519,7 +519,7 @@ void rxe_responder(struct rxe_qp *qp, struct sk_buff *skb)
 		goto out;
 	}
 	/* READ and atomic requests need responder resources (max_dest_rd_atomic). */
-	if ((mask & (RXE_READ | RXE_ATOMIC)) && !qp->attr.max_dest_rd_atomic) {
+	if ((mask & (RXE_READ | RXE_ATOMIC)) && !qp->nres) {
 		rxe_resp_fail(qp, AETH_NAK_INVALID_REQ, pkt->psn);
 		goto out;
 	}

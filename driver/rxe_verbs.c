@@ -737,6 +737,8 @@ int rxe_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask, struct 
 	struct rxe_qp *qp = to_rqp(ibqp);
 	struct rxe_dev *dev = qp->dev;
 	enum ib_qp_state cur, new;
+	struct rxe_resp_res *res = NULL, *old_res = NULL;
+	bool new_res = false;
 	struct rxe_addr av;
 	int err = 0;
 
@@ -759,10 +761,25 @@ int rxe_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask, struct 
 		err = -EINVAL;
 		goto out;
 	}
+	/* Responder resources: allocated (charged) before anything changes, so ENOMEM leaves
+	 * the QP as it was. */
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) && attr->max_dest_rd_atomic != qp->nres) {
+		new_res = true;
+		if (attr->max_dest_rd_atomic) {
+			res = kcalloc(attr->max_dest_rd_atomic, sizeof(*res),
+				      GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+			if (!res) {
+				err = -ENOMEM;
+				goto out;
+			}
+		}
+	}
 	if (mask & IB_QP_AV) {
 		err = rxe_av_from_attr(dev, &av, &attr->ah_attr);
-		if (err)
+		if (err) {
+			kfree(res);
 			goto out;
+		}
 		qp->av = av;
 	}
 	if (mask & IB_QP_ACCESS_FLAGS)
@@ -783,6 +800,12 @@ int rxe_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask, struct 
 		qp->attr.max_rd_atomic = attr->max_rd_atomic;
 	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
 		qp->attr.max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (new_res) {	/* a new size forgets the old records, as a reset does */
+		old_res = qp->res;
+		qp->res = res;
+		qp->nres = attr->max_dest_rd_atomic;
+		qp->res_next = 0;
+	}
 	if (mask & IB_QP_DEST_QPN)
 		qp->attr.dest_qp_num = attr->dest_qp_num & RXE_QPN_MASK;
 	if (mask & IB_QP_RQ_PSN) {
@@ -821,6 +844,7 @@ int rxe_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask, struct 
 	qp->attr.qp_state = qp->state;
 out:
 	mutex_unlock(&qp->lock);
+	kfree(old_res);
 	if (!err && qp->state >= IB_QPS_RTR)
 		rxe_qp_kick(qp);
 	return err;
@@ -874,6 +898,7 @@ int rxe_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	mutex_lock(&qp->lock);
 	rxe_resp_reset(qp);
 	mutex_unlock(&qp->lock);
+	kfree(qp->res);
 	rxe_queue_free(&qp->rq);
 	kvfree(qp->swqes);
 	rxe_queue_free(&qp->sq);

@@ -13,6 +13,10 @@
  * the largest CQs (max_cqe entries) or QPs (max_qp_wr send WRs, each with its own CQ): exit 0
  * when creation failed with ENOMEM before COUNT, 1 when all COUNT were made or it failed
  * otherwise.
+ *        rxe_limits DEVICE rd-res COUNT RD
+ * The third form (run it in a memory cgroup) creates COUNT RC QPs and moves each to RTR with
+ * max_dest_rd_atomic RD, and prints how many bytes of the cgroup's memory.current each QP
+ * charged: `charged N bytes per QP at max_dest_rd_atomic RD`. Exit 0 when all were made.
  */
 #include <errno.h>
 #include <infiniband/verbs.h>
@@ -80,6 +84,93 @@ static int big(const char *dev, const char *kind, long count)
 	return 0;
 }
 
+/* memory.current of this process's cgroup (v2), or -1 */
+static long long memcg_current(void)
+{
+	char line[512], path[600];
+	long long v = -1;
+	FILE *f = fopen("/proc/self/cgroup", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "0::", 3)) {
+			line[strcspn(line, "\n")] = 0;
+			snprintf(path, sizeof(path), "/sys/fs/cgroup%s/memory.current", line + 3);
+		}
+	fclose(f);
+	f = fopen(path, "r");
+	if (f && fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* rd-res: COUNT QPs at RTR with max_dest_rd_atomic RD; what each charged to the cgroup. */
+static int rd_res(const char *dev, long count, int rd)
+{
+	struct ibv_context *ctx = open_dev(dev);
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 1, .max_sge = 1 } };
+	union ibv_gid gid;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_srq *srq;
+	long long before, after;
+	long made;
+	int gi;
+
+	if (!ctx || !(pd = ibv_alloc_pd(ctx)) || !(cq = ibv_create_cq(ctx, 1, NULL, NULL, 0)) ||
+	    !(srq = ibv_create_srq(pd, &sa))) {
+		fprintf(stderr, "rxe_limits: cannot open %s: %s\n", dev, strerror(errno));
+		return 1;
+	}
+	for (gi = 0; gi < 16; gi++)	/* the first GID that is set: the QPs talk to themselves */
+		if (!ibv_query_gid(ctx, 1, gi, &gid) && (gid.global.subnet_prefix ||
+							 gid.global.interface_id))
+			break;
+	before = memcg_current();
+	if (before < 0) {
+		fprintf(stderr, "rxe_limits: cannot read this cgroup's memory.current\n");
+		return 1;
+	}
+	for (made = 0; made < count; made++) {
+		struct ibv_qp_init_attr qa = {
+			.send_cq = cq, .recv_cq = cq, .srq = srq, .qp_type = IBV_QPT_RC,
+			.cap = { .max_send_wr = 1, .max_send_sge = 1 },
+		};
+		struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+					 .qp_access_flags = IBV_ACCESS_REMOTE_READ };
+		struct ibv_qp *qp = ibv_create_qp(pd, &qa);
+
+		if (!qp || ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+					 IBV_QP_ACCESS_FLAGS))
+			break;
+		memset(&a, 0, sizeof(a));
+		a.qp_state = IBV_QPS_RTR;
+		a.path_mtu = IBV_MTU_1024;
+		a.dest_qp_num = qp->qp_num;
+		a.max_dest_rd_atomic = rd;
+		a.min_rnr_timer = 12;
+		a.ah_attr.is_global = 1;
+		a.ah_attr.grh.dgid = gid;
+		a.ah_attr.grh.sgid_index = gi;
+		a.ah_attr.grh.hop_limit = 1;
+		a.ah_attr.port_num = 1;
+		if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+				  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+				  IBV_QP_MIN_RNR_TIMER))
+			break;
+	}
+	after = memcg_current();
+	if (made < count) {
+		fprintf(stderr, "rxe_limits: QP %ld of %ld: %s\n", made + 1, count, strerror(errno));
+		return 1;
+	}
+	printf("charged %lld bytes per QP at max_dest_rd_atomic %d\n", (after - before) / count, rd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_context *ctx;
@@ -93,10 +184,13 @@ int main(int argc, char **argv)
 	if (argc == 4 && (!strcmp(argv[2], "big-cq") || !strcmp(argv[2], "big-qp")) &&
 	    atol(argv[3]) > 0)
 		return big(argv[1], argv[2], atol(argv[3]));
+	if (argc == 5 && !strcmp(argv[2], "rd-res") && atol(argv[3]) > 0 && atoi(argv[4]) >= 0)
+		return rd_res(argv[1], atol(argv[3]), atoi(argv[4]));
 	if (argc != 3 || (strcmp(argv[2], "pd") && strcmp(argv[2], "cq") && strcmp(argv[2], "srq") &&
 			  strcmp(argv[2], "qp"))) {
 		fprintf(stderr, "usage: rxe_limits DEVICE pd|cq|srq|qp\n"
-				"       rxe_limits DEVICE big-cq|big-qp COUNT\n");
+				"       rxe_limits DEVICE big-cq|big-qp COUNT\n"
+				"       rxe_limits DEVICE rd-res COUNT RD\n");
 		return 2;
 	}
 	ctx = open_dev(argv[1]);
