@@ -1,0 +1,103 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# The bundled rdma_rxe on a VLAN, against the stock one: both guests put eth0.10 (VLAN 10) on
+# the wire with their own address, guest a runs rxe0 of the bundled driver on it and guest b rxe0
+# of the stock driver, and ibv_rc_pingpong with checked data runs over the VLAN GIDs in both
+# directions. The VLAN devices' own packet counters prove the RoCE traffic went tagged.
+#   tests/run-all tests/guest/pair/driver_vlan.bats
+
+bats_require_minimum_version 1.5.0
+load ../lib
+
+setup_file() {
+	[ -n "${VM_ROLE:-}" ] || skip "not in a pair of test bed guests"
+	local me=1
+	[ "$VM_ROLE" = b ] && me=2
+	ip link add link eth0 name eth0.10 type vlan id 10
+	ip addr add "198.18.10.$me/24" dev eth0.10
+	ip link set eth0.10 up
+	if [ "$VM_ROLE" = a ]; then
+		load_bundled_driver
+	else
+		modprobe ib_uverbs
+		modprobe rdma_rxe
+	fi
+	rdma link add rxe0 type rxe netdev eth0.10
+	barrier loaded
+}
+
+teardown_file() {
+	rdma link del rxe0 2>/dev/null || true
+	rmmod rdma_rxe 2>/dev/null || true
+	ip link del eth0.10 2>/dev/null || true
+}
+
+# The GID index of this guest's VLAN address on rxe0.
+vlan_gid() {
+	local me=1 want i
+	[ "$VM_ROLE" = b ] && me=2
+	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' 198 18 10 "$me")
+	for i in $(seq 0 15); do
+		[ "$(cat "/sys/class/infiniband/rxe0/ports/1/gids/$i" 2>/dev/null)" = "$want" ] &&
+			{ echo "$i"; return; }
+	done
+	return 1
+}
+
+# vlan_packets: packets received plus sent on eth0.10.
+vlan_packets() {
+	echo $(($(cat /sys/class/net/eth0.10/statistics/rx_packets) +
+		$(cat /sys/class/net/eth0.10/statistics/tx_packets)))
+}
+
+# between NAME SERVER_ROLE PROGRAM ARGS...: as in driver_interop.bats; the client reaches the
+# server's VLAN address.
+between() {
+	local name=$1 server=$2 rc peer=198.18.10.1
+	shift 2
+	[ "$VM_ROLE" = a ] && peer=198.18.10.2
+	barrier "$name-start"
+	if [ "$VM_ROLE" = "$server" ]; then
+		touch "$VM_SHARED/$name-listening"
+		run timeout 180 "$@"
+	else
+		while [ ! -e "$VM_SHARED/$name-listening" ]; do sleep 0.5; done
+		sleep 3
+		run timeout 180 "$@" "$peer"
+	fi
+	rc=$status
+	echo "$output" | tail -3
+	barrier "$name-done"
+	[ "$rc" = 0 ]
+}
+
+@test "guest a runs the bundled rdma_rxe and guest b the stock one, both on eth0.10" {
+	if [ "$VM_ROLE" = a ]; then
+		[[ "$(cat /sys/module/rdma_rxe/version)" == rxectl-bundled-* ]]
+	else
+		[[ "$(cat /sys/module/rdma_rxe/version 2>/dev/null)" != rxectl-bundled-* ]]
+	fi
+	[ "$(cat "/sys/class/infiniband/rxe0/ports/1/gid_attrs/ndevs/$(vlan_gid)")" = eth0.10 ]
+}
+
+@test "ibv_rc_pingpong over the VLAN GIDs: bundled client, stock server" {
+	local before
+	before=$(vlan_packets)
+	between vl1 b ibv_rc_pingpong -d rxe0 -g "$(vlan_gid)" -n 50 -s 65536 -c
+	echo "eth0.10 packets: $before -> $(vlan_packets)"
+	# 50 round trips of 64 KiB in 1 KiB packets: thousands of tagged frames, not a handful.
+	[ $(($(vlan_packets) - before)) -gt 3000 ]
+}
+
+@test "ibv_rc_pingpong over the VLAN GIDs: stock client, bundled server" {
+	local before
+	before=$(vlan_packets)
+	between vl2 a ibv_rc_pingpong -d rxe0 -g "$(vlan_gid)" -n 50 -s 65536 -c
+	echo "eth0.10 packets: $before -> $(vlan_packets)"
+	[ $(($(vlan_packets) - before)) -gt 3000 ]
+}
+
+@test "the kernel log has no WARNING, BUG, Oops, refcount or lockdep message" {
+	run dmesg
+	! grep -E 'WARNING|BUG|Oops|refcount|lockdep|circular locking|general protection' <<<"$output"
+}
