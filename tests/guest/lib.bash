@@ -77,6 +77,27 @@ barrier() {
 	return 1
 }
 
+# between NAME SERVER_ROLE PROGRAM ARGS...: (both guests of a pair) PROGRAM serves on
+# SERVER_ROLE's guest and the other guest runs it as client to the server's address (PEER_ADDR,
+# default VM_PEER_IP); both must exit 0. Each side prints the tail of its output.
+between() {
+	local name=$1 server=$2 rc
+	shift 2
+	barrier "$name-start"
+	if [ "$VM_ROLE" = "$server" ]; then
+		touch "$VM_SHARED/$name-listening"
+		run timeout 180 "$@"
+	else
+		while [ ! -e "$VM_SHARED/$name-listening" ]; do sleep 0.5; done
+		sleep 3
+		run timeout 180 "$@" "${PEER_ADDR:-$VM_PEER_IP}"
+	fi
+	rc=$status
+	echo "$output" | tail -3
+	barrier "$name-done"
+	[ "$rc" = 0 ]
+}
+
 # Install the bundled driver for the running kernel the way `make -C driver module-install` does
 # (updates/, then depmod), in the guest's own overlay of the module tree.
 install_bundled_driver() {

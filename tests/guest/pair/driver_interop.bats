@@ -7,7 +7,6 @@
 bats_require_minimum_version 1.5.0
 load ../lib
 
-
 setup_file() {
 	[ -n "${VM_ROLE:-}" ] || skip "not in a pair of test bed guests"
 	if [ "$VM_ROLE" = a ]; then
@@ -23,26 +22,6 @@ setup_file() {
 teardown_file() {
 	rdma link del rxe0 2>/dev/null || true
 	rmmod rdma_rxe 2>/dev/null || true
-}
-
-# between NAME SERVER_ROLE PROGRAM ARGS...: PROGRAM serves on SERVER_ROLE's guest and the other
-# guest runs it as client to the server's address; both must exit 0.
-between() {
-	local name=$1 server=$2 rc
-	shift 2
-	barrier "$name-start"
-	if [ "$VM_ROLE" = "$server" ]; then
-		touch "$VM_SHARED/$name-listening"
-		run timeout 180 "$@"
-	else
-		while [ ! -e "$VM_SHARED/$name-listening" ]; do sleep 0.5; done
-		sleep 3
-		run timeout 180 "$@" "$VM_PEER_IP"
-	fi
-	rc=$status
-	echo "$output" | tail -3
-	barrier "$name-done"
-	[ "$rc" = 0 ]
 }
 
 @test "guest a runs the bundled rdma_rxe and guest b the stock one" {

@@ -50,25 +50,17 @@ vlan_packets() {
 		$(cat /sys/class/net/eth0.10/statistics/tx_packets)))
 }
 
-# between NAME SERVER_ROLE PROGRAM ARGS...: as in driver_interop.bats; the client reaches the
-# server's VLAN address.
-between() {
-	local name=$1 server=$2 rc peer=198.18.10.1
-	shift 2
-	[ "$VM_ROLE" = a ] && peer=198.18.10.2
-	barrier "$name-start"
-	if [ "$VM_ROLE" = "$server" ]; then
-		touch "$VM_SHARED/$name-listening"
-		run timeout 180 "$@"
-	else
-		while [ ! -e "$VM_SHARED/$name-listening" ]; do sleep 0.5; done
-		sleep 3
-		run timeout 180 "$@" "$peer"
-	fi
-	rc=$status
-	echo "$output" | tail -3
-	barrier "$name-done"
-	[ "$rc" = 0 ]
+# The client of `between` reaches the server's VLAN address.
+PEER_ADDR=198.18.10.$([ "${VM_ROLE:-}" = a ] && echo 2 || echo 1)
+
+# vlan_pingpong NAME SERVER_ROLE: a checked ibv_rc_pingpong over the VLAN GIDs, 50 round trips of
+# 64 KiB in 1 KiB packets: thousands of tagged frames on eth0.10, not a handful.
+vlan_pingpong() {
+	local before
+	before=$(vlan_packets)
+	between "$1" "$2" ibv_rc_pingpong -d rxe0 -g "$(vlan_gid)" -n 50 -s 65536 -c
+	echo "eth0.10 packets: $before -> $(vlan_packets)"
+	[ $(($(vlan_packets) - before)) -gt 3000 ]
 }
 
 @test "guest a runs the bundled rdma_rxe and guest b the stock one, both on eth0.10" {
@@ -81,20 +73,11 @@ between() {
 }
 
 @test "ibv_rc_pingpong over the VLAN GIDs: bundled client, stock server" {
-	local before
-	before=$(vlan_packets)
-	between vl1 b ibv_rc_pingpong -d rxe0 -g "$(vlan_gid)" -n 50 -s 65536 -c
-	echo "eth0.10 packets: $before -> $(vlan_packets)"
-	# 50 round trips of 64 KiB in 1 KiB packets: thousands of tagged frames, not a handful.
-	[ $(($(vlan_packets) - before)) -gt 3000 ]
+	vlan_pingpong vl1 b
 }
 
 @test "ibv_rc_pingpong over the VLAN GIDs: stock client, bundled server" {
-	local before
-	before=$(vlan_packets)
-	between vl2 a ibv_rc_pingpong -d rxe0 -g "$(vlan_gid)" -n 50 -s 65536 -c
-	echo "eth0.10 packets: $before -> $(vlan_packets)"
-	[ $(($(vlan_packets) - before)) -gt 3000 ]
+	vlan_pingpong vl2 a
 }
 
 @test "the kernel log has no WARNING, BUG, Oops, refcount or lockdep message" {

@@ -19,26 +19,6 @@ teardown_file() {
 	rmmod rdma_rxe 2>/dev/null || true
 }
 
-# between NAME SERVER_ROLE PROGRAM ARGS...: PROGRAM serves on SERVER_ROLE's guest and the other
-# guest runs it as client to the server's address; both must exit 0.
-between() {
-	local name=$1 server=$2 rc
-	shift 2
-	barrier "$name-start"
-	if [ "$VM_ROLE" = "$server" ]; then
-		touch "$VM_SHARED/$name-listening"
-		run timeout 180 "$@"
-	else
-		while [ ! -e "$VM_SHARED/$name-listening" ]; do sleep 0.5; done
-		sleep 3
-		run timeout 180 "$@" "$VM_PEER_IP"
-	fi
-	rc=$status
-	echo "$output" | tail -3
-	barrier "$name-done"
-	[ "$rc" = 0 ]
-}
-
 @test "both guests run the bundled rdma_rxe built for this kernel" {
 	[[ "$(cat /sys/module/rdma_rxe/version)" == rxectl-bundled-* ]]
 	[ "$(cat "/sys/class/infiniband/rxe0/ports/1/state")" = "4: ACTIVE" ]
