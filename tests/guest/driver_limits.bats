@@ -57,6 +57,7 @@ in_memcg() {
 	run timeout 300 sh -c 'echo $$ > /sys/fs/cgroup/rxe-limits/cgroup.procs &&
 		exec setpriv --reuid=65534 --regid=65534 --clear-groups /tmp/rxe_limits rxe0 "$@"' \
 		sh "$@"
+	memcg_output=$output	# the run of dmesg below replaces $output
 	echo "$output"
 	echo "memory.events: $(tr '\n' ' ' < "$cg/rxe-limits/memory.events")"
 	rmdir "$cg/rxe-limits"
@@ -73,9 +74,9 @@ in_memcg() {
 # not in struct rxe_qp (which the RDMA core allocates uncharged).
 @test "a QP's responder resources are charged to the memory cgroup of who moves it to RTR" {
 	in_memcg max rd-res 1000 128
-	big=$(sed -n 's/^charged \(-\{0,1\}[0-9]*\) bytes per QP.*/\1/p' <<<"$output")
+	big=$(sed -n 's/^charged \(-\{0,1\}[0-9]*\) bytes per QP.*/\1/p' <<<"$memcg_output")
 	in_memcg max rd-res 1000 1
-	small=$(sed -n 's/^charged \(-\{0,1\}[0-9]*\) bytes per QP.*/\1/p' <<<"$output")
+	small=$(sed -n 's/^charged \(-\{0,1\}[0-9]*\) bytes per QP.*/\1/p' <<<"$memcg_output")
 	echo "# max_dest_rd_atomic 128: $big bytes a QP, 1: $small" >&3
 	[ "$((big - small))" -ge 4000 ]
 }
