@@ -113,11 +113,17 @@ static void check_netdev(struct doctor *d, const struct target *t, struct netdev
 		check_fix(&d->l, "put the rxe device on the interface peers reach this host through "
 			  "(`rxectl up eth0`, say).");
 	} else if (!strcmp(ni->kind, "vlan")) {
-		ADD(d, "netdev.kind", CHECK_WARN, nd, NULL,
-		    "%s is a VLAN interface: RoCE works on it, but every peer must use the same VLAN "
-		    "and the GIDs come from %s's own addresses, not its parent's.", nd, nd);
-		check_fix(&d->l, "make sure peers use the VLAN too, or put the rxe device on the "
-			  "parent interface if that is where the addresses are.");
+		struct netdev_info real;
+		const char *rn = ni->link_ifindex > 0 &&
+				 netdev_get_by_index(d->nd, ni->link_ifindex, &real) == 0 ?
+				 real.name : "its real device";
+
+		ADD(d, "netdev.kind", CHECK_FAIL, nd, NULL,
+		    "%s is a VLAN interface: the kernel creates no rxe device on one; RoCE on the "
+		    "VLAN goes through an rxe device on %s, whose GIDs include %s's addresses.", nd,
+		    rn, nd);
+		check_fix(&d->l, "put the rxe device on %s: `rxectl up %s` (peers use the VLAN's "
+			  "addresses and the same VLAN).", rn, rn);
 	} else if (ni->master[0]) {
 		struct netdev_info m;
 		const char *mk = netdev_get_by_name(d->nd, ni->master, &m) == 0 ? m.kind : "";

@@ -91,6 +91,7 @@ static int fill_from_link(struct rtnl_link *link, struct netdev_info *out)
 	/* libnl spells them "up", "down", ...; the kernel's IF_OPER_* are all we rely on. */
 	kind = rtnl_link_get_type(link);
 	snprintf(out->kind, sizeof(out->kind), "%s", kind ? kind : "");
+	out->link_ifindex = rtnl_link_get_link(link);
 	hw = rtnl_link_get_addr(link);
 	if (hw && nl_addr_get_len(hw) <= sizeof(out->hwaddr)) {
 		out->hwaddr_len = nl_addr_get_len(hw);

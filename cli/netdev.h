@@ -27,6 +27,7 @@ struct netdev_info {
 	char operstate[16];		/* "up", "down", "lowerlayerdown", "unknown", ... */
 	char kind[32];			/* "veth", "dummy", "bridge", ... or "" */
 	char master[IF_NAMESIZE];	/* "" when none */
+	int link_ifindex;		/* IFLA_LINK: a VLAN's real device; 0 when none */
 	unsigned char hwaddr[32];
 	unsigned int hwaddr_len;
 };

@@ -196,6 +196,23 @@ sysfs_gid() {
 	[ "$(rdma -j link show | jq length)" -eq 0 ]
 }
 
+@test "up on a VLAN device exits 2 and names its real device (the kernel refuses rxe on a VLAN)" {
+	make_veth
+	ip link add link rxt0 name rxt0.9 type vlan id 9
+	ip link set rxt0.9 up
+	run -2 "$RXECTL" up rxt0.9
+	[[ "$output" == "rxectl: rxt0.9 is a VLAN device, and an rxe device cannot sit on one: put it on rxt0 (\`rxectl up rxt0\`"* ]]
+	[ "$(rdma -j link show | jq length)" -eq 0 ]
+	# what it says works: the device on rxt0 has a GID for the VLAN's address
+	ip addr add 198.51.100.9/24 dev rxt0.9
+	run -0 "$RXECTL" up rxt0
+	for _ in $(seq 50); do
+		grep -qx '0000:0000:0000:0000:0000:ffff:c633:6409' /sys/class/infiniband/rxe_rxt0/ports/1/gids/* && break
+		sleep 0.2
+	done
+	grep -qx '0000:0000:0000:0000:0000:ffff:c633:6409' /sys/class/infiniband/rxe_rxt0/ports/1/gids/*
+}
+
 @test "up with a bad netdev name fails with exit 2, naming it" {
 	run -2 "$RXECTL" up 'eth0 x'
 	[[ "$output" == "rxectl: netdev name 'eth0 x' contains"* ]]

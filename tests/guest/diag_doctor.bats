@@ -267,7 +267,7 @@ as_nobody() {
 	[ "${ST[port.active/eth0]}" = skip ]
 }
 
-@test "a bridge port warns in netdev.kind and names the bridge; a VLAN warns too" {
+@test "a bridge port warns in netdev.kind and names the bridge; a VLAN fails, naming its real device" {
 	make_veth
 	ip link add br-rxd type bridge
 	ip link set rxd0 master br-rxd
@@ -276,8 +276,9 @@ as_nobody() {
 	[[ "${FIX[netdev.kind/rxd0]}" == *'`rxectl up br-rxd`'* ]]
 	ip link add link eth0 name eth0.7 type vlan id 7
 	run_doctor any "$RXECTL" doctor eth0.7
-	[ "${ST[netdev.kind/eth0.7]}" = warn ]
-	[[ "${SUM[netdev.kind/eth0.7]}" == *"VLAN"* ]]
+	[ "${ST[netdev.kind/eth0.7]}" = fail ]
+	[[ "${SUM[netdev.kind/eth0.7]}" == *"VLAN"*"rxe device on eth0"* ]]
+	[[ "${FIX[netdev.kind/eth0.7]}" == *'`rxectl up eth0`'* ]]
 }
 
 @test "a bond slave warns in netdev.kind and says to put the device on the bond" {
