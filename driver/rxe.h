@@ -29,6 +29,7 @@
 #define RXE_MAX_CQ		0x4000
 #define RXE_MAX_CQE		0x8000
 #define RXE_MAX_MR		0x40000
+#define RXE_MAX_FRMR_PAGES	512	/* max_fast_reg_page_list_len: pages of one fast-reg MR */
 #define RXE_MAX_PD		0x10000
 #define RXE_MAX_AH		0x8000
 #define RXE_MAX_SRQ		0x4000
@@ -217,18 +218,45 @@ struct rxe_srq {
 	unsigned long		events;		/* RXE_EV_SRQ_LIMIT */
 };
 
+/*
+ * MR states (IBA 10.6.1): a user or DMA MR is valid from registration to deregistration; a
+ * fast-register MR (alloc_mr) starts free, IB_WR_REG_MR makes it valid, local or remote
+ * invalidation makes it free again. Only a valid MR is found by rxe_mr_get().
+ */
+enum rxe_mr_state {
+	RXE_MR_FREE,
+	RXE_MR_VALID,
+};
+
 struct rxe_mr {
 	struct ib_mr		ib;
 	struct rxe_dev		*dev;
 	u32			index;
-	int			access;
+	/*
+	 * The key the packet paths match (ib.lkey/rkey of a fast-register MR belong to the
+	 * consumer, who changes them with ib_update_fast_reg_key() before IB_WR_REG_MR), with
+	 * state, access, iova, length and the page list: all written under the dev->mrs lock.
+	 */
+	u32			key;
+	u8			state;		/* enum rxe_mr_state */
 	bool			dma;		/* kernel DMA MR: addresses are kernel VAs */
+	bool			frmr;		/* fast-register MR: pages are kernel VAs of blocks */
+	int			access;
 	u64			iova;
 	u64			length;
 	struct ib_umem		*umem;
-	struct page		**pages;
-	unsigned long		npages;
-	unsigned int		page_off;	/* offset of iova in pages[0] */
+	struct page		**pages;	/* user MR: pinned pages */
+	unsigned long		npages;		/* pages or frmr blocks in use */
+	unsigned int		page_off;	/* offset of iova in pages[0] (or fpages[0]) */
+	/* fast-register MR: the registered list and the one map_mr_sg() fills, swapped by REG */
+	u64			*fpages;
+	u64			*fmap;
+	u32			fmax;		/* max_num_sg: entries of fpages and fmap */
+	u32			nmap;		/* entries map_mr_sg() filled */
+	unsigned int		map_off;	/* offset of the mapped iova in its first block */
+	unsigned int		map_shift;	/* log2 of the mapped block size (page_size) */
+	unsigned int		fshift;		/* log2 of the registered block size */
+	u32			changing;	/* registrations/invalidations holding a ref */
 	refcount_t		ref;
 	struct completion	done;
 };
@@ -259,6 +287,8 @@ struct rxe_swqe {
 	u32			rx_pkts;	/* read response packets received */
 	u32			cur_sge;
 	u32			sge_off;
+	uintptr_t		reg_mr;		/* IB_WR_REG_MR (kernel QPs): the ib_mr, compared only */
+	u32			reg_access;	/* IB_WR_REG_MR: access flags; its key is in rkey */
 	union {	/* flexible arrays: kernels with -fstrict-flex-arrays (7.x) size [0] as 0 */
 		DECLARE_FLEX_ARRAY(struct rxe_sge, sge);
 		DECLARE_FLEX_ARRAY(u8, data);
@@ -434,6 +464,11 @@ bool rxe_pkt_from_peer(const struct rxe_addr *av, struct sk_buff *skb);
 struct ib_mr *rxe_get_dma_mr(struct ib_pd *pd, int access);
 struct ib_mr *rxe_reg_user_mr(struct ib_pd *pd, u64 start, u64 length, u64 iova, int access,
 			      struct ib_udata *udata);
+struct ib_mr *rxe_alloc_mr(struct ib_pd *pd, enum ib_mr_type type, u32 max_num_sg);
+int rxe_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		  unsigned int *sg_offset);
+int rxe_mr_fast_reg(struct rxe_dev *dev, struct ib_pd *pd, uintptr_t ibmr, u32 key, int access);
+int rxe_mr_invalidate(struct rxe_dev *dev, struct ib_pd *pd, u32 key, bool remote);
 int rxe_dereg_mr(struct ib_mr *mr, struct ib_udata *udata);
 struct rxe_mr *rxe_mr_get(struct rxe_dev *dev, struct ib_pd *pd, u32 key, bool remote,
 			  int access, u64 va, u64 len);

@@ -38,6 +38,7 @@ static const struct ib_device_ops rxe_dev_ops = {
 	.uverbs_abi_ver = 2,
 
 	.alloc_hw_port_stats = rxe_alloc_hw_port_stats,
+	.alloc_mr = rxe_alloc_mr,
 	.alloc_pd = rxe_alloc_pd,
 	.alloc_ucontext = rxe_alloc_ucontext,
 	.create_ah = rxe_create_ah,
@@ -58,6 +59,7 @@ static const struct ib_device_ops rxe_dev_ops = {
 	.get_hw_stats = rxe_get_hw_stats,
 	.get_link_layer = rxe_get_link_layer,
 	.get_port_immutable = rxe_get_port_immutable,
+	.map_mr_sg = rxe_map_mr_sg,
 	.mmap = rxe_mmap,
 	.mmap_free = rxe_mmap_free,
 	.modify_qp = rxe_modify_qp,

@@ -6,7 +6,10 @@
 #include <linux/vmalloc.h>
 #include "rxe.h"
 
-/* Keys are (index << 8 | 8-bit tag); the tag changes with each use of an index. */
+/*
+ * Keys are (index << 8 | 8-bit tag); the tag changes with each use of an index, and a
+ * fast-register MR's consumer changes it again for each registration.
+ */
 static int rxe_mr_add(struct rxe_dev *dev, struct rxe_mr *mr)
 {
 	u32 index;
@@ -19,6 +22,8 @@ static int rxe_mr_add(struct rxe_dev *dev, struct rxe_mr *mr)
 	mr->index = index;
 	mr->dev = dev;
 	mr->ib.lkey = mr->ib.rkey = (index << 8) | (get_random_u32() & 0xff);
+	mr->key = mr->ib.lkey;
+	mr->state = mr->frmr ? RXE_MR_FREE : RXE_MR_VALID;
 	refcount_set(&mr->ref, 1);
 	init_completion(&mr->done);
 	/* Publish only when fully set up. */
@@ -113,13 +118,181 @@ int rxe_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 		kvfree(mr->pages);
 		ib_umem_release(mr->umem);
 	}
+	kvfree(mr->fpages);
+	kvfree(mr->fmap);
 	kfree(mr);
 	return 0;
 }
 
+/* ---- fast-register MRs (IBA 10.6.3.3 / 10.7.2: allocate, fast register, invalidate) ---- */
+
+struct ib_mr *rxe_alloc_mr(struct ib_pd *pd, enum ib_mr_type type, u32 max_num_sg)
+{
+	struct rxe_dev *dev = to_rdev(pd->device);
+	struct rxe_mr *mr;
+	int err = -ENOMEM;
+
+	if (type != IB_MR_TYPE_MEM_REG || !max_num_sg || max_num_sg > RXE_MAX_FRMR_PAGES)
+		return ERR_PTR(-EINVAL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->fpages = kvcalloc(max_num_sg, sizeof(u64), GFP_KERNEL_ACCOUNT);
+	mr->fmap = kvcalloc(max_num_sg, sizeof(u64), GFP_KERNEL_ACCOUNT);
+	if (!mr->fpages || !mr->fmap)
+		goto err_free;
+	mr->fmax = max_num_sg;
+	mr->frmr = true;
+	err = rxe_mr_add(dev, mr);	/* free (IBA: allocated L_Key, no memory) */
+	if (err)
+		goto err_free;
+	return &mr->ib;
+
+err_free:
+	kvfree(mr->fpages);
+	kvfree(mr->fmap);
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+static int rxe_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct rxe_mr *mr = to_rmr(ibmr);
+
+	if (mr->nmap >= mr->fmax)
+		return -ENOMEM;
+	mr->fmap[mr->nmap++] = addr;
+	return 0;
+}
+
 /*
- * Find the MR for @key and take a reference, checking the PD, the access rights (@remote:
- * the key is an rkey) and that [va, va + len) lies inside it.
+ * Fill the list the next IB_WR_REG_MR registers. The device DMA-maps to kernel virtual
+ * addresses (ib_uses_virt_dma), so each entry is the kernel address of one page_size block.
+ * The registered list is another array: mapping never changes memory a valid key reaches.
+ */
+int rxe_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		  unsigned int *sg_offset)
+{
+	struct rxe_mr *mr = to_rmr(ibmr);
+	int n;
+
+	if (!mr->frmr || !is_power_of_2(ibmr->page_size) || ibmr->page_size < PAGE_SIZE)
+		return -EINVAL;
+	mr->nmap = 0;
+	n = ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, rxe_set_page);
+	mr->map_shift = ilog2(ibmr->page_size);
+	mr->map_off = ibmr->iova & (ibmr->page_size - 1);
+	return n;
+}
+
+/*
+ * Take a reference for a registration or invalidation of @mr (under the dev->mrs lock): it
+ * counts in mr->changing, so two of them at once (a local and a remote invalidation, say)
+ * never wait for each other in rxe_mr_drain().
+ */
+static bool rxe_mr_change_get(struct rxe_mr *mr)
+{
+	if (!refcount_inc_not_zero(&mr->ref))
+		return false;
+	mr->changing++;
+	return true;
+}
+
+static void rxe_mr_change_put(struct rxe_dev *dev, struct rxe_mr *mr)
+{
+	xa_lock(&dev->mrs);
+	mr->changing--;
+	xa_unlock(&dev->mrs);
+	rxe_mr_put(mr);
+}
+
+/*
+ * Wait for the packet paths that found @mr before its state changed to finish their copy:
+ * they hold a reference for one copy at most and never wait on the network. What is left
+ * is the registration's own reference and those of rxe_mr_change_get().
+ */
+static void rxe_mr_drain(struct rxe_mr *mr)
+{
+	while (refcount_read(&mr->ref) > 1 + READ_ONCE(mr->changing))
+		cond_resched();
+}
+
+/*
+ * IB_WR_REG_MR: make the free fast-register MR @ibmr valid under @key (its index bits are
+ * the MR's, the low 8 bits the consumer's new tag) with @access, over the list map_mr_sg()
+ * filled and the ib_mr's iova and length. The MR must belong to @pd (the QP's).
+ */
+int rxe_mr_fast_reg(struct rxe_dev *dev, struct ib_pd *pd, uintptr_t ibmr, u32 key, int access)
+{
+	struct rxe_mr *mr;
+	u64 *t, span;
+	int err = -EINVAL;
+
+	/* IBA 10.6.3.1: remote write or atomic access needs local write access. */
+	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & IB_ACCESS_LOCAL_WRITE))
+		return -EINVAL;
+	xa_lock(&dev->mrs);
+	mr = xa_load(&dev->mrs, key >> 8);
+	if (!mr || (uintptr_t)&mr->ib != ibmr || !mr->frmr || mr->ib.pd != pd ||
+	    mr->state != RXE_MR_FREE || !rxe_mr_change_get(mr))
+		mr = NULL;
+	xa_unlock(&dev->mrs);
+	if (!mr)
+		return -EINVAL;
+	rxe_mr_drain(mr);
+
+	xa_lock(&dev->mrs);
+	span = (u64)mr->nmap << mr->map_shift;
+	if (mr->state == RXE_MR_FREE && mr->ib.iova + mr->ib.length >= mr->ib.iova &&
+	    mr->map_off <= span && mr->ib.length <= span - mr->map_off) {
+		t = mr->fpages;
+		mr->fpages = mr->fmap;
+		mr->fmap = t;
+		mr->npages = mr->nmap;
+		mr->fshift = mr->map_shift;
+		mr->page_off = mr->map_off;
+		mr->iova = mr->ib.iova;
+		mr->length = mr->ib.length;
+		mr->access = access;
+		mr->key = key;
+		mr->state = RXE_MR_VALID;
+		err = 0;
+	}
+	xa_unlock(&dev->mrs);
+	rxe_mr_change_put(dev, mr);
+	return err;
+}
+
+/*
+ * IB_WR_LOCAL_INV (@remote false) and a received SEND with Invalidate (@remote true): make the
+ * fast-register MR whose current key is @key free. Only a fast-register MR of @pd (the QP's)
+ * can be invalidated: never a user MR (reg_user_mr) or a DMA MR. A remote invalidation needs
+ * the MR valid (it reports IB_WC_WITH_INVALIDATE, which must be true); a local one of an MR
+ * already free succeeds. Returns once no packet path copies through the MR any more.
+ */
+int rxe_mr_invalidate(struct rxe_dev *dev, struct ib_pd *pd, u32 key, bool remote)
+{
+	struct rxe_mr *mr;
+
+	xa_lock(&dev->mrs);
+	mr = xa_load(&dev->mrs, key >> 8);
+	if (!mr || !mr->frmr || mr->key != key || mr->ib.pd != pd ||
+	    (remote && mr->state != RXE_MR_VALID) || !rxe_mr_change_get(mr))
+		mr = NULL;
+	else
+		mr->state = RXE_MR_FREE;
+	xa_unlock(&dev->mrs);
+	if (!mr)
+		return -EINVAL;
+	rxe_mr_drain(mr);
+	rxe_mr_change_put(dev, mr);
+	return 0;
+}
+
+/*
+ * Find the valid MR for @key and take a reference, checking the PD, the access rights
+ * (@remote: the key is an rkey) and that [va, va + len) lies inside it.
  */
 struct rxe_mr *rxe_mr_get(struct rxe_dev *dev, struct ib_pd *pd, u32 key, bool remote,
 			  int access, u64 va, u64 len)
@@ -128,23 +301,13 @@ struct rxe_mr *rxe_mr_get(struct rxe_dev *dev, struct ib_pd *pd, u32 key, bool r
 
 	xa_lock(&dev->mrs);
 	mr = xa_load(&dev->mrs, key >> 8);
-	if (!mr || (remote ? mr->ib.rkey : mr->ib.lkey) != key ||
+	if (!mr || mr->key != key || mr->state != RXE_MR_VALID || mr->ib.pd != pd ||
+	    (mr->access & access) != access || (remote && mr->dma) ||
+	    (!mr->dma && (va < mr->iova || va + len < va || va + len > mr->iova + mr->length)) ||
 	    !refcount_inc_not_zero(&mr->ref))
 		mr = NULL;
 	xa_unlock(&dev->mrs);
-	if (!mr)
-		return NULL;
-
-	if (mr->ib.pd != pd || (mr->access & access) != access)
-		goto bad;
-	if (remote && mr->dma)
-		goto bad;
-	if (!mr->dma && (va < mr->iova || va + len < va || va + len > mr->iova + mr->length))
-		goto bad;
 	return mr;
-bad:
-	rxe_mr_put(mr);
-	return NULL;
 }
 
 void rxe_mr_put(struct rxe_mr *mr)
@@ -168,6 +331,29 @@ int rxe_mr_copy(struct rxe_mr *mr, u64 va, void *buf, u32 len, bool to_mr)
 		return 0;
 	}
 	off = va - mr->iova + mr->page_off;
+	if (mr->frmr) {
+		const u64 *blocks = mr->fpages;
+		unsigned long nblk = mr->npages;
+		unsigned int shift = mr->fshift;
+
+		while (len) {
+			u64 blk = off >> shift, boff = off & ((1ULL << shift) - 1);
+			u32 n = min_t(u64, len, (1ULL << shift) - boff);
+			void *p;
+
+			if (blk >= nblk)
+				return -EFAULT;
+			p = (void *)(uintptr_t)(blocks[blk] + boff);
+			if (to_mr)
+				memcpy(p, buf, n);
+			else
+				memcpy(buf, p, n);
+			buf += n;
+			off += n;
+			len -= n;
+		}
+		return 0;
+	}
 	while (len) {
 		unsigned long pg = off >> PAGE_SHIFT;
 		u32 poff = off & ~PAGE_MASK;
@@ -204,6 +390,14 @@ void *rxe_mr_map8(struct rxe_mr *mr, u64 va)
 	 * alignment of the real address too, so an atomic never straddles two cache lines.
 	 */
 	off = va - mr->iova + mr->page_off;
+	if (mr->frmr) {
+		u64 blk = off >> mr->fshift, a;
+
+		if (blk >= mr->npages)
+			return NULL;
+		a = mr->fpages[blk] + (off & ((1ULL << mr->fshift) - 1));
+		return (a & 7) ? NULL : (void *)(uintptr_t)a;
+	}
 	pg = off >> PAGE_SHIFT;
 	if (pg >= mr->npages || (off & 7))
 		return NULL;
@@ -212,7 +406,7 @@ void *rxe_mr_map8(struct rxe_mr *mr, u64 va)
 
 void rxe_mr_unmap8(struct rxe_mr *mr, void *addr)
 {
-	if (!mr->dma)
+	if (!mr->dma && !mr->frmr)
 		kunmap_local(addr);
 }
 

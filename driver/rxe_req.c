@@ -9,6 +9,12 @@ bool rxe_is_rd_atomic(u32 opcode)
 	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
 }
 
+/* Memory management work requests: executed by the requester, nothing goes on the wire. */
+static bool rxe_is_local_op(u32 opcode)
+{
+	return opcode == IB_WR_REG_MR || opcode == IB_WR_LOCAL_INV;
+}
+
 static bool rxe_opcode_ok(struct rxe_qp *qp, u32 opcode)
 {
 	if (qp->ib.qp_type != IB_QPT_RC)
@@ -18,10 +24,15 @@ static bool rxe_opcode_ok(struct rxe_qp *qp, u32 opcode)
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 	case IB_WR_SEND:
 	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_SEND_WITH_INV:
 	case IB_WR_RDMA_READ:
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
+	case IB_WR_LOCAL_INV:
 		return true;
+	case IB_WR_REG_MR:
+		/* Its WQE names a kernel ib_mr: never taken from a ring user space writes. */
+		return !qp->user;
 	default:
 		return false;
 	}
@@ -70,6 +81,13 @@ static void rxe_fetch_swqe(struct rxe_qp *qp, u32 idx)
 		return;
 	}
 	switch (w->opcode) {
+	case IB_WR_REG_MR:
+		w->reg_mr = (uintptr_t)hdr.wr.wr.reg.mr;
+		w->rkey = hdr.wr.wr.reg.key;
+		w->reg_access = hdr.wr.wr.reg.access;
+		return;
+	case IB_WR_LOCAL_INV:
+		return;		/* the key is in inv_rkey; no data */
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		w->raddr = hdr.wr.wr.atomic.remote_addr;
@@ -199,6 +217,12 @@ void rxe_complete_swqe(struct rxe_qp *qp, struct rxe_swqe *w, enum ib_wc_status 
 			break;
 		case IB_WR_ATOMIC_FETCH_AND_ADD:
 			wc.opcode = IB_WC_FETCH_ADD;
+			break;
+		case IB_WR_REG_MR:
+			wc.opcode = IB_WC_REG_MR;
+			break;
+		case IB_WR_LOCAL_INV:
+			wc.opcode = IB_WC_LOCAL_INV;
 			break;
 		default:
 			wc.opcode = IB_WC_SEND;
@@ -347,6 +371,25 @@ static int rxe_send_next(struct rxe_qp *qp, struct rxe_swqe *w)
 	return 0;
 }
 
+/*
+ * IB_WR_REG_MR or IB_WR_LOCAL_INV. Errors (a key, MR, PD or state the request may not use)
+ * complete it with IB_WC_LOC_PROT_ERR and take the QP to the error state.
+ */
+static enum ib_wc_status rxe_local_op(struct rxe_qp *qp, struct rxe_swqe *w)
+{
+	int err;
+
+	if (w->opcode == IB_WR_REG_MR)
+		err = rxe_mr_fast_reg(qp->dev, qp->ib.pd, w->reg_mr, w->rkey, w->reg_access);
+	else
+		err = rxe_mr_invalidate(qp->dev, qp->ib.pd, w->inv_rkey, false);
+	if (err)
+		rxe_dbg_qp(qp, "%s of key 0x%x refused\n",
+			   w->opcode == IB_WR_REG_MR ? "REG_MR" : "LOCAL_INV",
+			   w->opcode == IB_WR_REG_MR ? w->rkey : w->inv_rkey);
+	return err ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;
+}
+
 /* Transmit as much as the window, the read/atomic limit and fences allow. */
 void rxe_requester(struct rxe_qp *qp)
 {
@@ -373,6 +416,25 @@ void rxe_requester(struct rxe_qp *qp)
 		}
 		if (qp->state == IB_QPS_SQD && w->state == RXE_WQE_PENDING)
 			break;
+		/*
+		 * A local operation runs once every earlier WQE has completed, as if fenced
+		 * (IBA's local invalidate fence, always): no earlier READ response lands in an
+		 * MR it invalidated, no earlier retransmission reads one, and a go-back-N rewind
+		 * (which restarts at the oldest uncompleted WQE) never runs it twice.
+		 */
+		if (rxe_is_local_op(w->opcode)) {
+			enum ib_wc_status st;
+
+			if (qp->req_idx != qp->sq.index)
+				break;
+			st = rxe_local_op(qp, w);
+			rxe_complete_swqe(qp, w, st);
+			if (st != IB_WC_SUCCESS) {
+				rxe_qp_error(qp);
+				break;
+			}
+			continue;
+		}
 		if (w->state == RXE_WQE_PENDING) {
 			if (qp->ib.qp_type == IB_QPT_RC) {
 				u32 outst = rxe_rd_atomic_outstanding(qp);

@@ -57,6 +57,9 @@ static void rxe_post_recv_wc(struct rxe_qp *qp, enum ib_wc_status status, u32 op
 		wc.ex.imm_data = *(__be32 *)rxe_ext(skb, RXE_EXT_IMMDT);
 		wc.wc_flags |= IB_WC_WITH_IMM;
 	}
+	/* Only passed by rxe_resp_send() once the invalidation has happened. */
+	if (status == IB_WC_SUCCESS && (flags & IB_WC_WITH_INVALIDATE))
+		wc.ex.invalidate_rkey = be32_to_cpu(*(__be32 *)rxe_ext(skb, RXE_EXT_IETH));
 	qp->rwqe_valid = false;
 	if (status == IB_WC_SUCCESS && opcode == IB_WC_RECV)
 		rxe_counter_inc(qp->dev, RXE_CNT_RDMA_RECV);
@@ -287,8 +290,26 @@ static bool rxe_resp_send(struct rxe_qp *qp, struct sk_buff *skb)
 	}
 	qp->recv_off += pkt->paylen;
 	if (mask & RXE_LAST) {
+		u32 flags = 0;
+
+		/*
+		 * SEND with Invalidate (IBA 9.4.1.1.2, 10.6.7.2.3): after the data, before the
+		 * completion. Only a valid fast-register MR of this QP's PD can be invalidated; any
+		 * other key is a remote access error, and the receive WQE is flushed, never
+		 * completed as if the invalidation had happened.
+		 */
+		if (mask & RXE_IETH) {
+			u32 key = be32_to_cpu(*(__be32 *)rxe_ext(skb, RXE_EXT_IETH));
+
+			if (rxe_mr_invalidate(qp->dev, qp->ib.pd, key, true)) {
+				rxe_dbg_qp(qp, "SEND with Invalidate of key 0x%x refused\n", key);
+				rxe_resp_fail(qp, AETH_NAK_REM_ACCESS, pkt->psn);
+				return false;
+			}
+			flags = IB_WC_WITH_INVALIDATE;
+		}
 		rxe_post_recv_wc(qp, IB_WC_SUCCESS, IB_WC_RECV, qp->recv_off, skb,
-				 qp->attr.dest_qp_num, 0);
+				 qp->attr.dest_qp_num, flags);
 		qp->msn++;
 	}
 	return true;
@@ -510,11 +531,6 @@ void rxe_responder(struct rxe_qp *qp, struct sk_buff *skb)
 	}
 	/* Every packet of a message but the last carries exactly one path MTU. */
 	if ((mask & (RXE_SEND | RXE_WRITE)) && !(mask & RXE_LAST) && pkt->paylen != qp->mtu) {
-		rxe_resp_fail(qp, AETH_NAK_INVALID_REQ, pkt->psn);
-		goto out;
-	}
-	/* Nothing on this device can be invalidated: never claim an invalidation. */
-	if (mask & RXE_IETH) {
 		rxe_resp_fail(qp, AETH_NAK_INVALID_REQ, pkt->psn);
 		goto out;
 	}

@@ -19,7 +19,8 @@ int rxe_query_device(struct ib_device *ib, struct ib_device_attr *a, struct ib_u
 	a->vendor_id = 0xffffff;
 	a->max_qp = RXE_MAX_QP;
 	a->max_qp_wr = RXE_MAX_QP_WR;
-	a->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN | IB_DEVICE_SYS_IMAGE_GUID;
+	a->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN | IB_DEVICE_SYS_IMAGE_GUID |
+			      IB_DEVICE_MEM_MGT_EXTENSIONS;	/* REG_MR, LOCAL_INV, SEND_WITH_INV */
 	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	a->max_send_sge = RXE_MAX_SGE;
 	a->max_recv_sge = RXE_MAX_SGE;
@@ -27,6 +28,7 @@ int rxe_query_device(struct ib_device *ib, struct ib_device_attr *a, struct ib_u
 	a->max_cq = RXE_MAX_CQ;
 	a->max_cqe = RXE_MAX_CQE - 1;
 	a->max_mr = RXE_MAX_MR;
+	a->max_fast_reg_page_list_len = RXE_MAX_FRMR_PAGES;
 	a->max_pd = RXE_MAX_PD;
 	a->max_qp_rd_atom = RXE_MAX_RD_ATOMIC;
 	a->max_qp_init_rd_atom = RXE_MAX_RD_ATOMIC;
@@ -948,8 +950,21 @@ static int rxe_post_one(struct rxe_qp *qp, const struct ib_send_wr *wr)
 			w->wr.wr.ud.ah_num = to_rah(ud_wr(wr)->ah)->ah_num;
 		}
 		break;
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_LOCAL_INV:
+		/* The key is in ex.invalidate_rkey, copied above with the union. */
+		if (qp->ib.qp_type != IB_QPT_RC)
+			return -EINVAL;
+		break;
+	case IB_WR_REG_MR:
+		/* This ring is the kernel's own (never mapped), so it may hold the ib_mr. */
+		if (qp->ib.qp_type != IB_QPT_RC)
+			return -EINVAL;
+		w->wr.wr.reg.mr = reg_wr(wr)->mr;
+		w->wr.wr.reg.key = reg_wr(wr)->key;
+		w->wr.wr.reg.access = reg_wr(wr)->access;
+		break;
 	default:
-		/* SEND_WITH_INV included: this device has nothing that can be invalidated. */
 		return -EINVAL;
 	}
 	for (i = 0; i < wr->num_sge; i++)
