@@ -6,8 +6,10 @@
 # handlers run without qp->lock (they call ib_query_qp/ib_modify_qp/ib_poll_cq from inside);
 # a consumer's own move to ERR raises no QP_FATAL; the sgid_attr a QP and an AH store is held
 # while stored (the test deletes the address behind the GID, then everything is used and
-# destroyed, and the device removed: no refcount warning, no GID entry leak). The stock rdma_rxe
-# runs the same module last, as a reference (its results are printed, not judged).
+# destroyed, and the device removed: no refcount warning, no GID entry leak); fast-register MRs
+# (ib_alloc_mr, ib_map_mr_sg, IB_WR_REG_MR, IB_WR_LOCAL_INV, key generations, SEND with
+# Invalidate and its refusals: rxe_ktest_frmr.c). The stock rdma_rxe runs the same module last,
+# as a reference (its results are printed, not judged).
 #   tests/run-all tests/guest/driver_ktest.bats
 
 bats_require_minimum_version 1.5.0
@@ -21,7 +23,7 @@ setup_file() {
 	local kdir="/lib/modules/$(uname -r)/build" d="$BATS_FILE_TMPDIR/ktest"
 	[ -d "$kdir" ] || kdir="/usr/src/linux-headers-$(uname -r)"
 	mkdir -p "$d"
-	cp "$TOP/driver/tools/ktest/Kbuild" "$TOP/driver/tools/ktest/rxe_ktest.c" "$d/"
+	cp "$TOP"/driver/tools/ktest/{Kbuild,*.c,*.h} "$d/"
 	make -C "$kdir" M="$d" modules > "$d/build.log" 2>&1 || { cat "$d/build.log" >&2; return 1; }
 }
 
@@ -102,6 +104,31 @@ ktest_release() {
 	grep 'rxe_ktest: ok app-err-flush: .*IB_EVENT_QP_FATAL 0' "$BATS_FILE_TMPDIR/bundled.log"
 }
 
+@test "bundled: a fast-register MR is advertised, registered, and carries RDMA WRITE and READ of every byte" {
+	grep 'rxe_ktest: ok frmr-caps: IB_DEVICE_MEM_MGT_EXTENSIONS set' "$BATS_FILE_TMPDIR/bundled.log"
+	grep 'rxe_ktest: ok frmr-write-read: .*WRITE status 0, every byte landed; READ status 0, every byte read back' \
+		"$BATS_FILE_TMPDIR/bundled.log"
+}
+
+@test "bundled: after IB_WR_LOCAL_INV the old rkey is a remote access error" {
+	grep 'rxe_ktest: ok frmr-local-inv' "$BATS_FILE_TMPDIR/bundled.log"
+}
+
+@test "bundled: the next registration's key differs in the low 8 bits; only the new key works" {
+	grep 'rxe_ktest: ok frmr-key-generation' "$BATS_FILE_TMPDIR/bundled.log"
+}
+
+@test "bundled: SEND with Invalidate invalidates the receiver's MR and says so with the rkey" {
+	grep 'rxe_ktest: ok frmr-send-inv: .*IB_WC_WITH_INVALIDATE set' "$BATS_FILE_TMPDIR/bundled.log"
+}
+
+@test "bundled: SEND with Invalidate of a DMA MR or another PD's MR is a remote access error" {
+	grep 'rxe_ktest: ok frmr-send-inv-dma-key: .*IB_WC_WITH_INVALIDATE not set' \
+		"$BATS_FILE_TMPDIR/bundled.log"
+	run grep -c 'rxe_ktest: ok frmr-send-inv-foreign-pd' "$BATS_FILE_TMPDIR/bundled.log"
+	[ "$output" = 2 ]
+}
+
 @test "bundled: a QP and an AH keep the sgid_attr of a GID whose address goes away" {
 	grep 'rxe_ktest: ok sgid-setup' "$BATS_FILE_TMPDIR/bundled.log"
 	ktest_release
@@ -128,4 +155,5 @@ ktest_release() {
 	grep -E "$BAD" <<<"$output" | sed 's/^/# stock kernel log: /' >&3 || true
 	# It ran to its end: every case reported (a deadlock would stop it).
 	grep -q 'rxe_ktest: \(ok\|FAIL\) app-err-flush' <<<"$KTEST_LOG"
+	grep -q 'rxe_ktest: \(ok\|FAIL\) frmr-send-inv-foreign-pd' <<<"$KTEST_LOG"
 }
