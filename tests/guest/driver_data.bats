@@ -75,7 +75,7 @@ verify() {
 	verify write-read
 }
 
-@test "SEND with invalidate is refused: no receive claims an invalidation that did not happen" {
+@test "SEND with invalidate of a user MR is a remote access error: no receive claims an invalidation" {
 	verify send-inv
 }
 
