@@ -1,0 +1,122 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# NVMe over Fabrics (RDMA) on the bundled rdma_rxe, over loopback in one guest, as blktests runs
+# it: the bundled driver on eth0, the kernel's nvmet + nvmet-rdma exporting a memory-backed
+# null_blk namespace on the guest's own address, `nvme connect -t rdma` (nvme-rdma: fast-register
+# MRs for every data transfer, remote invalidation by the target's SEND with Invalidate),
+# 64 MiB of random bytes written and read back through the fabric and compared with what the
+# target's device holds, `nvme disconnect`, every module unloaded, the kernel log clean.
+#   tests/run-all tests/guest/driver_nvmeof.bats
+
+bats_require_minimum_version 1.5.0
+load lib
+
+NQN=nqn.2026-12.io.rxectl:driver-nvmeof
+CFS=/sys/kernel/config/nvmet
+MIB=64
+BAD='WARNING|BUG|Oops|refcount|lockdep|circular locking|general protection|ref leak|hung_task|blocked for more than'
+
+setup_file() {
+	require_guest
+	local m
+	for m in nvmet nvmet-rdma nvme-rdma null_blk; do
+		modinfo "$m" >/dev/null 2>&1 || skip "kernel $(uname -r) has no $m module"
+	done
+	command -v nvme >/dev/null ||
+		{ echo "nvme-cli is not installed: run scripts/setup-deps" >&2; return 1; }
+	dmesg -C
+}
+
+teardown_file() {
+	nvme disconnect -n "$NQN" >/dev/null 2>&1 || true
+	rm -f "$CFS/ports/1/subsystems/$NQN" 2>/dev/null || true
+	rmdir "$CFS/ports/1" "$CFS/subsystems/$NQN/namespaces/1" "$CFS/subsystems/$NQN" 2>/dev/null || true
+	modprobe -r nvme-rdma nvmet-rdma nvmet null_blk 2>/dev/null || true
+	rdma link del rxe0 2>/dev/null || true
+	rmmod rdma_rxe 2>/dev/null || true
+}
+
+# nvme_disk: the block device of the connected namespace: the guest has no other NVMe disk, so
+# it is the one nvmeXnY (native multipath's head; its hidden paths are nvmeXcYnZ).
+nvme_disk() {
+	local d
+	d=$(ls /sys/block | grep -E '^nvme[0-9]+n[0-9]+$') || return 1
+	[ "$(wc -l <<<"$d")" = 1 ] || return 1
+	echo "/dev/$d"
+}
+
+# secs START: seconds since START (date +%s.%N), two decimals.
+secs() {
+	awk -v s="$1" -v e="$(date +%s.%N)" 'BEGIN { printf "%.2f", e - s }'
+}
+
+@test "bundled rxe0 on eth0; nvmet-rdma exports a memory-backed null_blk on the guest's own address" {
+	load_bundled_driver
+	[[ "$(cat /sys/module/rdma_rxe/version)" == rxectl-bundled-* ]]
+	rdma link add rxe0 type rxe netdev eth0
+	modprobe null_blk nr_devices=1 gb=1 memory_backed=1
+	modprobe nvmet
+	modprobe nvmet-rdma
+	[ -d "$CFS" ] || mount -t configfs none /sys/kernel/config
+	mkdir "$CFS/subsystems/$NQN"
+	echo 1 > "$CFS/subsystems/$NQN/attr_allow_any_host"
+	mkdir "$CFS/subsystems/$NQN/namespaces/1"
+	echo /dev/nullb0 > "$CFS/subsystems/$NQN/namespaces/1/device_path"
+	echo 1 > "$CFS/subsystems/$NQN/namespaces/1/enable"
+	mkdir "$CFS/ports/1"
+	echo rdma > "$CFS/ports/1/addr_trtype"
+	echo ipv4 > "$CFS/ports/1/addr_adrfam"
+	echo "$VM_SELF_IP" > "$CFS/ports/1/addr_traddr"
+	echo 4420 > "$CFS/ports/1/addr_trsvcid"
+	ln -s "$CFS/subsystems/$NQN" "$CFS/ports/1/subsystems/$NQN"
+	run dmesg
+	grep -q 'nvmet_rdma: enabling port 1' <<<"$output"
+}
+
+@test "nvme connect -t rdma to the guest's own address gives a namespace (nvme-rdma on fast-register MRs)" {
+	local i
+	modprobe nvme-rdma
+	run -0 timeout 120 nvme connect -t rdma -a "$VM_SELF_IP" -s 4420 -n "$NQN" \
+		--hostnqn "nqn.2014-08.org.nvmexpress:uuid:$(cat /proc/sys/kernel/random/uuid)"
+	echo "$output"
+	for i in $(seq 100); do nvme_disk >/dev/null && break; sleep 0.2; done
+	nvme_disk
+	run dmesg
+	echo "$output" | grep -E 'nvme|rdma' | tail -20
+	grep -q "new ctrl: NQN \"$NQN\", addr $VM_SELF_IP:4420" <<<"$output"
+	! grep -q 'Memory registrations not supported' <<<"$output"
+}
+
+@test "$MIB MiB of random bytes written over NVMe/RDMA read back identical, and are on the target's device" {
+	local disk p="$BATS_FILE_TMPDIR/pattern" start
+	disk=$(nvme_disk)
+	head -c "${MIB}M" /dev/urandom > "$p"
+	start=$(date +%s.%N)
+	timeout 600 dd if="$p" of="$disk" bs=1M oflag=direct conv=fsync status=none
+	echo "# write: $MIB MiB in $(secs "$start") s (TCG guest, loopback)" >&3
+	start=$(date +%s.%N)
+	timeout 600 dd if="$disk" of="$BATS_FILE_TMPDIR/back" bs=1M count="$MIB" iflag=direct status=none
+	echo "# read: $MIB MiB in $(secs "$start") s" >&3
+	cmp "$p" "$BATS_FILE_TMPDIR/back"
+	rm -f "$BATS_FILE_TMPDIR/back"
+	# The bytes are on the exported device, not only in a cache on the initiator's side.
+	cmp "$p" <(dd if=/dev/nullb0 bs=1M count="$MIB" iflag=direct status=none)
+}
+
+@test "nvme disconnect, then nvme-rdma, nvmet-rdma, nvmet, null_blk and rdma_rxe unload" {
+	run -0 timeout 120 nvme disconnect -n "$NQN"
+	[[ "$output" == *"disconnected 1 controller"* ]]
+	! nvme_disk
+	rm "$CFS/ports/1/subsystems/$NQN"
+	rmdir "$CFS/ports/1" "$CFS/subsystems/$NQN/namespaces/1" "$CFS/subsystems/$NQN"
+	timeout 120 modprobe -r nvme-rdma
+	timeout 120 modprobe -r nvmet-rdma nvmet null_blk
+	timeout 120 rdma link del rxe0
+	timeout 120 rmmod rdma_rxe
+	! grep -qE '^(nvme_rdma|nvmet_rdma|nvmet|null_blk|rdma_rxe) ' /proc/modules
+}
+
+@test "the kernel log has no WARNING, BUG, Oops, refcount, lockdep or hung task message" {
+	run dmesg
+	! grep -E "$BAD" <<<"$output"
+}
