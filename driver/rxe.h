@@ -219,9 +219,9 @@ struct rxe_srq {
 };
 
 /*
- * MR states (IBA 10.6.1): a user or DMA MR is valid from registration to deregistration; a
- * fast-register MR (alloc_mr) starts free, IB_WR_REG_MR makes it valid, local or remote
- * invalidation makes it free again. Only a valid MR is found by rxe_mr_get().
+ * MR states (as the IBA names them): a user or DMA MR is valid from registration to
+ * deregistration; a fast-register MR (alloc_mr) starts free, IB_WR_REG_MR makes it valid,
+ * local or remote invalidation makes it free again. Only a valid MR is found by rxe_mr_get().
  */
 enum rxe_mr_state {
 	RXE_MR_FREE,
@@ -248,7 +248,7 @@ struct rxe_mr {
 	struct page		**pages;	/* user MR: pinned pages */
 	unsigned long		npages;		/* pages or frmr blocks in use */
 	unsigned int		page_off;	/* offset of iova in pages[0] (or fpages[0]) */
-	/* fast-register MR: the registered list and the one map_mr_sg() fills, swapped by REG */
+	/* fast-register MR: the registered list, and the one map_mr_sg() fills (REG copies it) */
 	u64			*fpages;
 	u64			*fmap;
 	u32			fmax;		/* max_num_sg: entries of fpages and fmap */

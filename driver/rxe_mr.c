@@ -124,7 +124,7 @@ int rxe_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	return 0;
 }
 
-/* ---- fast-register MRs (IBA 10.6.3.3 / 10.7.2: allocate, fast register, invalidate) ---- */
+/* ---- fast-register MRs (memory management extensions: allocate, register, invalidate) ---- */
 
 struct ib_mr *rxe_alloc_mr(struct ib_pd *pd, enum ib_mr_type type, u32 max_num_sg)
 {
@@ -168,7 +168,8 @@ static int rxe_set_page(struct ib_mr *ibmr, u64 addr)
 /*
  * Fill the list the next IB_WR_REG_MR registers. The device DMA-maps to kernel virtual
  * addresses (ib_uses_virt_dma), so each entry is the kernel address of one page_size block.
- * The registered list is another array: mapping never changes memory a valid key reaches.
+ * The registered list is another array (REG_MR copies into it): mapping never changes memory
+ * a valid key reaches.
  */
 int rxe_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		  unsigned int *sg_offset)
@@ -225,10 +226,10 @@ static void rxe_mr_drain(struct rxe_mr *mr)
 int rxe_mr_fast_reg(struct rxe_dev *dev, struct ib_pd *pd, uintptr_t ibmr, u32 key, int access)
 {
 	struct rxe_mr *mr;
-	u64 *t, span;
+	u64 span;
 	int err = -EINVAL;
 
-	/* IBA 10.6.3.1: remote write or atomic access needs local write access. */
+	/* As for any MR: remote write or atomic access needs local write access. */
 	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
 	    !(access & IB_ACCESS_LOCAL_WRITE))
 		return -EINVAL;
@@ -241,14 +242,16 @@ int rxe_mr_fast_reg(struct rxe_dev *dev, struct ib_pd *pd, uintptr_t ibmr, u32 k
 	if (!mr)
 		return -EINVAL;
 	rxe_mr_drain(mr);
+	/*
+	 * Free and drained: no packet path reads fpages. Copy (not swap) the mapped list: a
+	 * registration without a new map_mr_sg() registers the same pages again.
+	 */
+	memcpy(mr->fpages, mr->fmap, array_size(mr->nmap, sizeof(u64)));
 
 	xa_lock(&dev->mrs);
 	span = (u64)mr->nmap << mr->map_shift;
 	if (mr->state == RXE_MR_FREE && mr->ib.iova + mr->ib.length >= mr->ib.iova &&
 	    mr->map_off <= span && mr->ib.length <= span - mr->map_off) {
-		t = mr->fpages;
-		mr->fpages = mr->fmap;
-		mr->fmap = t;
 		mr->npages = mr->nmap;
 		mr->fshift = mr->map_shift;
 		mr->page_off = mr->map_off;

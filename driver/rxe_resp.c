@@ -293,10 +293,10 @@ static bool rxe_resp_send(struct rxe_qp *qp, struct sk_buff *skb)
 		u32 flags = 0;
 
 		/*
-		 * SEND with Invalidate (IBA 9.4.1.1.2, 10.6.7.2.3): after the data, before the
-		 * completion. Only a valid fast-register MR of this QP's PD can be invalidated; any
-		 * other key is a remote access error, and the receive WQE is flushed, never
-		 * completed as if the invalidation had happened.
+		 * SEND with Invalidate: after the data, before the completion. Only a valid
+		 * fast-register MR of this QP's PD can be invalidated; any other key is a remote
+		 * access error, and the receive WQE is flushed, never completed as if the
+		 * invalidation had happened.
 		 */
 		if (mask & RXE_IETH) {
 			u32 key = be32_to_cpu(*(__be32 *)rxe_ext(skb, RXE_EXT_IETH));
