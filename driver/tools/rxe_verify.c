@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_verbs.h>
+#include <rdma/rdma_user_rxe.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -467,6 +468,69 @@ static int t_send_inv(void)
 	return 0;
 }
 
+/*
+ * IB_WR_REG_MR written straight into both user send rings (the provider never posts it): its
+ * WQE names a kernel ib_mr, so the driver must refuse it from a ring user space writes,
+ * completing it with IBV_WC_LOC_QP_OP_ERR and never looking at the pointer.
+ */
+static int t_user_reg_mr(void)
+{
+	char line[512];
+	FILE *maps = fopen("/proc/self/maps", "r");
+	int k, rings = 0;
+
+	if (!maps)
+		die("no /proc/self/maps");
+	while (fgets(line, sizeof(line), maps)) {
+		unsigned long a, b;
+		struct rxe_send_wqe *w;
+		uint32_t *hdr, prod;
+
+		if (!strstr(line, "uverbs") || sscanf(line, "%lx-%lx", &a, &b) != 2)
+			continue;
+		hdr = (uint32_t *)a;
+		if (hdr[0] != 9)	/* log2_elem_size of a 512-byte send WQE slot */
+			continue;
+		prod = __atomic_load_n(&hdr[32], __ATOMIC_ACQUIRE);
+		w = (struct rxe_send_wqe *)((uint8_t *)a + 384 + ((size_t)(prod & hdr[1]) << 9));
+		memset(w, 0, sizeof(*w));
+		w->wr.wr_id = 0x5e9;
+		w->wr.opcode = 0x20;			/* IB_WR_REG_MR */
+		w->wr.send_flags = IBV_SEND_SIGNALED;
+		/* where the kernel's reg.mr / reg.key sit: a kernel-looking pointer, a real key */
+		w->wr.wr.rdma.remote_addr = 0xffff888000100000ull;
+		w->wr.wr.rdma.rkey = mr[0]->rkey;
+		__atomic_store_n(&hdr[32], (prod + 1) & hdr[1], __ATOMIC_RELEASE);
+		rings++;
+	}
+	fclose(maps);
+	if (rings != 2)
+		die("found %d send rings, wanted 2", rings);
+	for (k = 0; k < 2; k++) {
+		struct {
+			struct ib_uverbs_cmd_hdr hdr;
+			struct ib_uverbs_post_send ps;
+		} cmd = {};
+		struct ib_uverbs_post_send_resp resp;
+		struct ibv_wc wc;
+
+		cmd.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
+		cmd.hdr.in_words = sizeof(cmd) / 4;
+		cmd.hdr.out_words = sizeof(resp) / 4;
+		cmd.ps.response = (uintptr_t)&resp;
+		cmd.ps.qp_handle = qp[k]->handle;
+		cmd.ps.wqe_size = sizeof(struct ibv_send_wr);
+		if (write(ctx->cmd_fd, &cmd, sizeof(cmd)) != sizeof(cmd))
+			die("doorbell");
+		wc = wait_wc(k);
+		if (wc.wr_id != 0x5e9 || wc.status != IBV_WC_LOC_QP_OP_ERR)
+			die("QP %d: REG_MR from the user ring completed with wr_id 0x%llx status %s, wanted %s",
+			    k, (unsigned long long)wc.wr_id, ibv_wc_status_str(wc.status),
+			    ibv_wc_status_str(IBV_WC_LOC_QP_OP_ERR));
+	}
+	return 0;
+}
+
 /* Async events of qp[0] within ms milliseconds: count of @type. */
 static int count_events(enum ibv_event_type type, int ms)
 {
@@ -667,6 +731,7 @@ static const struct {
 	{ "flush", t_flush, 7 },
 	{ "garbage-sq", t_garbage_sq, 7 },
 	{ "send-inv", t_send_inv, 7 },
+	{ "user-reg-mr", t_user_reg_mr, 7 },
 	{ "qp-events", t_qp_events, 7 },
 	{ "retry-t14", t_retry_t14, 7 },
 	{ "retry-t18", t_retry_t18, 7 },

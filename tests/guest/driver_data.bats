@@ -79,6 +79,10 @@ verify() {
 	verify send-inv
 }
 
+@test "IB_WR_REG_MR written into a user send ring is refused (local QP operation error)" {
+	verify user-reg-mr
+}
+
 @test "QP_FATAL is raised for a remote access fault, not for the application's own move to ERR" {
 	verify qp-events
 }
