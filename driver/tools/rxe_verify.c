@@ -109,6 +109,25 @@ static void setup(const char *name, int rnr_retry)
 	connect_qp(1, rnr_retry);
 }
 
+/* The provider's doorbell for @q, as the rxe provider rings it: POST_SEND with no work requests. */
+static void doorbell(struct ibv_qp *q)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_post_send ps;
+	} cmd = {};
+	struct ib_uverbs_post_send_resp resp;
+
+	cmd.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
+	cmd.hdr.in_words = sizeof(cmd) / 4;
+	cmd.hdr.out_words = sizeof(resp) / 4;
+	cmd.ps.response = (uintptr_t)&resp;
+	cmd.ps.qp_handle = q->handle;
+	cmd.ps.wqe_size = sizeof(struct ibv_send_wr);
+	if (write(ctx->cmd_fd, &cmd, sizeof(cmd)) != sizeof(cmd))
+		die("doorbell");
+}
+
 static struct ibv_wc wait_wc(int i)
 {
 	struct ibv_wc wc;
@@ -413,21 +432,7 @@ static int t_garbage_sq(void)
 		if (rings != 2)
 			die("found %d send rings to scribble on, wanted 2", rings);
 		for (k = 0; k < 2; k++) {
-			struct {
-				struct ib_uverbs_cmd_hdr hdr;
-				struct ib_uverbs_post_send ps;
-			} cmd = {};
-			struct ib_uverbs_post_send_resp resp;
-
-			/* the provider's doorbell: POST_SEND with no work requests */
-			cmd.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
-			cmd.hdr.in_words = sizeof(cmd) / 4;
-			cmd.hdr.out_words = sizeof(resp) / 4;
-			cmd.ps.response = (uintptr_t)&resp;
-			cmd.ps.qp_handle = qp[k]->handle;
-			cmd.ps.wqe_size = sizeof(struct ibv_send_wr);
-			if (write(ctx->cmd_fd, &cmd, sizeof(cmd)) != sizeof(cmd))
-				die("doorbell");
+			doorbell(qp[k]);
 			ibv_poll_cq(cq[k], 16, wc);
 		}
 		usleep(20000);
@@ -507,21 +512,9 @@ static int t_user_reg_mr(void)
 	if (rings != 2)
 		die("found %d send rings, wanted 2", rings);
 	for (k = 0; k < 2; k++) {
-		struct {
-			struct ib_uverbs_cmd_hdr hdr;
-			struct ib_uverbs_post_send ps;
-		} cmd = {};
-		struct ib_uverbs_post_send_resp resp;
 		struct ibv_wc wc;
 
-		cmd.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
-		cmd.hdr.in_words = sizeof(cmd) / 4;
-		cmd.hdr.out_words = sizeof(resp) / 4;
-		cmd.ps.response = (uintptr_t)&resp;
-		cmd.ps.qp_handle = qp[k]->handle;
-		cmd.ps.wqe_size = sizeof(struct ibv_send_wr);
-		if (write(ctx->cmd_fd, &cmd, sizeof(cmd)) != sizeof(cmd))
-			die("doorbell");
+		doorbell(qp[k]);
 		wc = wait_wc(k);
 		if (wc.wr_id != 0x5e9 || wc.status != IBV_WC_LOC_QP_OP_ERR)
 			die("QP %d: REG_MR from the user ring completed with wr_id 0x%llx status %s, wanted %s",
