@@ -87,7 +87,8 @@ perftest_uncalibrated() {
 
 # between NAME SERVER_ROLE PROGRAM ARGS...: (both guests of a pair) PROGRAM serves on
 # SERVER_ROLE's guest and the other guest runs it as client to the server's address (PEER_ADDR,
-# default VM_PEER_IP); both must exit 0. Each side prints the tail of its output. A run in which
+# default VM_PEER_IP); both must exit 0. Each side prints the tail of its output (all of it when it
+# failed). A run in which
 # perftest on either side could not calibrate its clock runs again on both (at most three times).
 between() {
 	local name=$1 server=$2 try rc
@@ -116,7 +117,7 @@ between_once() {
 		run timeout 180 "$@" "${PEER_ADDR:-$VM_PEER_IP}"
 	fi
 	rc=$status
-	echo "$output" | tail -3
+	if [ "$rc" = 0 ]; then echo "$output" | tail -3; else echo "$output"; fi	# all of a failure
 	barrier "$name-done"
 	return "$rc"
 }
