@@ -218,16 +218,14 @@ static int create_locked(struct rxectl *ctx, const char *netdev, int ifindex, co
  * a missing capability): it goes on the real device, and the RDMA core gives it a GID for each
  * address of the VLAN device, whose packets are then sent tagged.
  */
-static int vlan_refused(struct netdev_ctx *nd, const struct netdev_info *vlan)
+static int vlan_refused(const struct netdev_info *vlan)
 {
-	struct netdev_info real;
+	const char *real = vlan->link[0] ? vlan->link : "its real device";
 
-	if (vlan->link_ifindex <= 0 || netdev_get_by_index(nd, vlan->link_ifindex, &real) < 0)
-		snprintf(real.name, sizeof(real.name), "%s", "its real device");
 	return log_error(RXECTL_USAGE, "%s is a VLAN device, and an rxe device cannot sit on one: "
 			 "put it on %s (`rxectl up %s`, or a [%s] section in rxe.conf); its GIDs "
 			 "then include %s's addresses, sent tagged on the VLAN.", vlan->name,
-			 real.name, real.name, real.name, vlan->name);
+			 real, real, real, vlan->name);
 }
 
 int rxe_up(struct rxectl *ctx, const char *netdev, const char *name, int wait)
@@ -251,7 +249,7 @@ int rxe_up(struct rxectl *ctx, const char *netdev, const char *name, int wait)
 	if (err < 0)
 		return log_error(RXECTL_FAIL, "cannot look up netdev %s: %s.", netdev, strerror(-err));
 	if (!strcmp(info.kind, "vlan"))
-		return vlan_refused(nd, &info);
+		return vlan_refused(&info);
 
 	if (config_apply_up(ctx, netdev, &info) != RXECTL_OK)
 		return RXECTL_FAIL;

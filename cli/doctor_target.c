@@ -113,10 +113,7 @@ static void check_netdev(struct doctor *d, const struct target *t, struct netdev
 		check_fix(&d->l, "put the rxe device on the interface peers reach this host through "
 			  "(`rxectl up eth0`, say).");
 	} else if (!strcmp(ni->kind, "vlan")) {
-		struct netdev_info real;
-		const char *rn = ni->link_ifindex > 0 &&
-				 netdev_get_by_index(d->nd, ni->link_ifindex, &real) == 0 ?
-				 real.name : "its real device";
+		const char *rn = ni->link[0] ? ni->link : "its real device";
 
 		ADD(d, "netdev.kind", CHECK_FAIL, nd, NULL,
 		    "%s is a VLAN interface: the kernel creates no rxe device on one; RoCE on the "

@@ -112,6 +112,14 @@ static void fill_info(struct netdev_ctx *nd, struct rtnl_link *link, struct netd
 			rtnl_link_put(m);
 		}
 	}
+	if (out->link_ifindex > 0 && out->link_ifindex != out->ifindex) {
+		struct rtnl_link *l;
+
+		if (get_link(nd, out->link_ifindex, NULL, &l) == 0) {
+			snprintf(out->link, sizeof(out->link), "%s", rtnl_link_get_name(l));
+			rtnl_link_put(l);
+		}
+	}
 }
 
 /* One rtnetlink message to libnl objects of its kind, as a receive of libnl would parse it. */

@@ -28,6 +28,7 @@ struct netdev_info {
 	char kind[32];			/* "veth", "dummy", "bridge", ... or "" */
 	char master[IF_NAMESIZE];	/* "" when none */
 	int link_ifindex;		/* IFLA_LINK: a VLAN's real device; 0 when none */
+	char link[IF_NAMESIZE];		/* its name; "" when none or gone */
 	unsigned char hwaddr[32];
 	unsigned int hwaddr_len;
 };

@@ -77,6 +77,16 @@ barrier() {
 	return 1
 }
 
+# (pair guests) Guest a loads the bundled rdma_rxe, guest b the kernel's own: the interop pairs.
+load_bundled_a_stock_b() {
+	if [ "$VM_ROLE" = a ]; then
+		load_bundled_driver
+	else
+		modprobe ib_uverbs
+		modprobe rdma_rxe
+	fi
+}
+
 # perftest_uncalibrated OUTPUT...: did perftest give up for its clock? It measures the CPU clock
 # against gettimeofday for every report and prints "Can't produce a report" when the samples
 # disagree (r^2 < 0.9), as they do in a TCG guest on a busy host: a failure of the tool's clock,

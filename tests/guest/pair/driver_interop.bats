@@ -9,12 +9,7 @@ load ../lib
 
 setup_file() {
 	[ -n "${VM_ROLE:-}" ] || skip "not in a pair of test bed guests"
-	if [ "$VM_ROLE" = a ]; then
-		load_bundled_driver
-	else
-		modprobe ib_uverbs
-		modprobe rdma_rxe
-	fi
+	load_bundled_a_stock_b
 	rdma link add rxe0 type rxe netdev eth0
 	barrier loaded
 }

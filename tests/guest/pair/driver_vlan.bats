@@ -19,12 +19,7 @@ setup_file() {
 	ip link add link eth0 name eth0.10 type vlan id 10
 	ip addr add "198.18.10.$me/24" dev eth0.10
 	ip link set eth0.10 up
-	if [ "$VM_ROLE" = a ]; then
-		load_bundled_driver
-	else
-		modprobe ib_uverbs
-		modprobe rdma_rxe
-	fi
+	load_bundled_a_stock_b
 	rdma link add rxe0 type rxe netdev eth0
 	for _ in $(seq 50); do vlan_gid > /dev/null && break; sleep 0.2; done	# the core adds GIDs async
 	barrier loaded
