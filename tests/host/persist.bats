@@ -137,6 +137,20 @@ no_systemd() {
 	cmp "$RXECTL_CONFIG" "$BATS_TEST_TMPDIR/before"
 }
 
+@test "a NUL byte in the file is an error at its line for status, enable and udev-env, not the file's end" {
+	# read up to the NUL, the file would be [eth1] only: valid, so every reader must see it whole
+	printf '[eth1]\n# a\0b\n[eth2]\n' > "$RXECTL_CONFIG"
+	cp "$RXECTL_CONFIG" "$BATS_TEST_TMPDIR/before"
+	run -2 "$RXECTL" status
+	[[ "$output" == *"rxe.conf:2: this line contains a NUL byte"* ]]
+	run -2 "$RXECTL" enable eth0
+	[[ "$output" == *"rxe.conf:2: this line contains a NUL byte"* ]]
+	cmp "$RXECTL_CONFIG" "$BATS_TEST_TMPDIR/before"
+	run -0 --separate-stderr "$RXECTL" udev-env eth1
+	[ -z "$output" ]
+	[[ "$stderr" == *"rxe.conf:2: this line contains a NUL byte"* ]]
+}
+
 @test "a commented-out 'name = evil' after a 196-byte comment stays a comment" {
 	{ printf '[eth1]
 # '; head -c 196 /dev/zero | tr '\0' x; printf ' name = evil\n'; } > "$RXECTL_CONFIG"
