@@ -158,9 +158,12 @@ no_systemd() {
 	[ "$output" = "$(printf 'RXE_MANAGED=1\nRXE_NAME=rxe_eth1\nRXE_UNIT=rxe@eth1.service')" ]
 }
 
-@test "a config path that is a directory is an error (exit 2) for status, enable and udev-env" {
+@test "a config path that is a directory is an error (exit 2) for status, up, enable and udev-env" {
 	export RXECTL_CONFIG="$BATS_TEST_TMPDIR"
 	run -2 "$RXECTL" status
+	[[ "$output" == *"cannot read $BATS_TEST_TMPDIR: it is a directory"* ]]
+	# up read a directory as an empty file: "nothing declared", exit 0
+	run -2 "$RXECTL" up
 	[[ "$output" == *"cannot read $BATS_TEST_TMPDIR: it is a directory"* ]]
 	run -2 "$RXECTL" enable eth0
 	[[ "$output" == *"cannot read $BATS_TEST_TMPDIR: it is a directory"* ]]
