@@ -81,7 +81,8 @@ void rxectl_help(FILE *fp)
 	fprintf(fp,
 		"`rxectl COMMAND --help` shows a command's usage and options.\n"
 		"\n"
-		"Exit status: 0 success, 1 the operation failed, 2 usage error or bad input.\n"
+		"Exit status: 0 success, 1 the operation failed, 2 usage error or bad input,\n"
+		"3 the netdev is not there or went away (up, the units' tune hook; a warning).\n"
 		"See rxectl(8) and rxe.conf(5).\n");
 }
 

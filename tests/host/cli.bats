@@ -28,6 +28,16 @@ no_rdma_kernel() {
 	[[ "$output" == *"Exit status: 0 success, 1 the operation failed, 2 usage error"* ]]
 }
 
+@test "--help names every exit status rxectl(8) documents, and no other" {
+	run -0 "$RXECTL" --help
+	help=$(sed -n '/^Exit status:/,/^$/p' <<< "$output" | grep -o '\(^\|[:,] \|^\)[0-9] ' | tr -dc '0-9\n' | sort -u | tr '\n' ' ')
+	man=$(sed -n '/^\.SH EXIT STATUS/,/^\.SH /p' "$BATS_TEST_DIRNAME/../../man/rxectl.8" |
+		sed -n 's/^\.B \([0-9]\)$/\1/p' | sort -u | tr '\n' ' ')
+	echo "--help: $help; rxectl(8): $man"
+	[ -n "$man" ]
+	[ "$help" = "$man" ]
+}
+
 @test "help COMMAND and COMMAND --help print its usage line" {
 	run -0 "$RXECTL" help up
 	[[ "$output" == "usage: rxectl up "* ]]
