@@ -78,15 +78,24 @@ json_error() {
 	json_error 2 --json --frob status
 }
 
+@test "every command of --help's table, given --json and an unknown option, prints one error document" {
+	cmds=$("$RXECTL" --help | sed -n '/^Commands:/,/^$/p' | awk 'NF > 1 { print $1 }' | grep -vx help)
+	[ "$(wc -w <<< "$cmds")" -ge 15 ]
+	for cmd in $cmds; do
+		json_error 2 --json "$cmd" --no-such-option
+		[[ "$msg" == *"'--no-such-option'"* ]]
+	done
+}
+
 @test "a directory as config with --json: error exit 2" {
 	export RXECTL_CONFIG="$BATS_TEST_TMPDIR"
 	json_error 2 --json status
 	[[ "$msg" == *"it is a directory"* ]]
 }
 
-@test "on a kernel without RDMA, status, down, gid, test and up --json each print one error document" {
+@test "on a kernel without RDMA, status, down, gid, test, up and stats --json each print one error document" {
 	no_rdma_kernel || skip "this kernel has RDMA support"
-	for cmd in status "down lo" gid test "up lo"; do
+	for cmd in status "down lo" gid test "up lo" stats; do
 		# shellcheck disable=SC2086
 		json_error 1 --json $cmd
 		[[ "$msg" == *"has no RDMA support"* ]]
