@@ -5,7 +5,9 @@
 
 bats_require_minimum_version 1.5.0
 
-COMMANDS="up down status enable disable monitor udev-env ping doctor test gid stats debug driver tune help"
+# every command of the table, as --help lists it (a new command is checked without editing this)
+COMMANDS=$("$BATS_TEST_DIRNAME/../../rxectl" --help 2>/dev/null | sed -n '/^Commands:/,/^$/p' |
+	awk 'NF > 1 { print $1 }' | tr '\n' ' ')
 
 setup() {
 	RXECTL="$BATS_TEST_DIRNAME/../../rxectl"
@@ -78,6 +80,11 @@ listed_shorts() {
 	"$RXECTL" "$1" --help | sed -n 's/^  -\([a-zA-Z]\), --.*/\1/p' | tr -d '\n'
 }
 
+@test "the option checks below see every command of the table" {
+	[ "$(wc -w <<< "$COMMANDS")" -ge 16 ]
+	for cmd in up tune help; do [[ " $COMMANDS " == *" $cmd "* ]]; done
+}
+
 @test "no command takes a short option its --help does not list" {
 	for cmd in $COMMANDS; do
 		shorts=$(listed_shorts "$cmd")
@@ -125,4 +132,9 @@ listed_shorts() {
 	# -c after the command is the global option: a missing file is named
 	run -2 "$RXECTL" tune -c "$BATS_TEST_TMPDIR/no.conf"
 	[[ "$output" == *"the configuration file $BATS_TEST_TMPDIR/no.conf does not exist"* ]]
+}
+
+@test "one option parser: no getopt(3) anywhere in cli/ (every command parses with opts.c)" {
+	run grep -l -E '\bgetopt(_long)?\(|\boptind\b|\boptarg\b' "$BATS_TEST_DIRNAME"/../../cli/*.c
+	[ "$status" -eq 1 ] || { echo "$output"; false; }
 }
