@@ -39,3 +39,15 @@ char *str_escape(const char *s, char *buf, size_t len)
 	buf[o] = '\0';
 	return buf;
 }
+
+void fputs_escaped_text(const char *s, FILE *fp)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (is_control(c) && c != '\n' && c != '\t')
+			fprintf(fp, "\\x%02x", c);
+		else
+			putc(c, fp);
+	}
+}

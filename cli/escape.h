@@ -4,6 +4,7 @@
 #define RXECTL_ESCAPE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /*
  * Copy `s` to `buf` with every control character (bytes 0x00-0x1f and 0x7f, including
@@ -15,5 +16,12 @@ char *str_escape(const char *s, char *buf, size_t len);
 
 /* Is there anything str_escape() would change? */
 int str_needs_escape(const char *s);
+
+/*
+ * Write text made by rxectl (which may hold untrusted strings) to `fp`: its newlines and tabs
+ * are layout and pass; every other control character is written as \xNN.  out_text() prints
+ * through it, so no caller can forget to escape a name or a peer's string it formats in.
+ */
+void fputs_escaped_text(const char *s, FILE *fp);
 
 #endif

@@ -209,15 +209,23 @@ void out_finish_json(struct output *o, const char *message, int exit_code)
 	json_object_object_add(o->root, "error", err);
 }
 
+/* Text lines are formatted first, then written with their control characters escaped (but
+ * newlines and tabs): the names and strings formatted in may come from the kernel or a peer. */
 void out_text(struct output *o, const char *fmt, ...)
 {
 	va_list ap;
+	char *s;
+	int n;
 
 	if (o->json)
 		return;
 	va_start(ap, fmt);
-	vfprintf(o->fp, fmt, ap);
+	n = vasprintf(&s, fmt, ap);
 	va_end(ap);
+	if (n < 0)
+		return;
+	fputs_escaped_text(s, o->fp);
+	free(s);
 }
 
 #pragma GCC diagnostic pop

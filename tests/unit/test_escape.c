@@ -10,6 +10,7 @@
 #include "escape.h"
 #include "log.h"
 #include "netdev.h"
+#include "output.h"
 #include "run_tool.h"
 #include "tap.h"
 
@@ -27,7 +28,7 @@ int main(void)
 	int status, lock_fd, ev_fd;
 	char *out;
 
-	tap_plan(14);
+	tap_plan(16);
 
 	ok(!strcmp(str_escape("rxe0\x1b[31mred\x07\n", buf, sizeof(buf)), "rxe0\\x1b[31mred\\x07\\x0a"),
 	   "ESC, BEL and newline become \\xNN (got %s)", buf);
@@ -44,6 +45,32 @@ int main(void)
 	ok(!strcmp(last_msg, "peer says 'evil\\x1b]0;title\\x07'"),
 	   "log messages are escaped on their way out (got %s)", last_msg);
 
+	{
+		/* every text line (status, ping's peer facts, the listener's client line...) is
+		 * printed by out_text(): what is formatted in cannot reach the terminal raw */
+		char *text = NULL;
+		size_t size = 0;
+		FILE *mem = open_memstream(&text, &size);
+		struct output *o = output_new(false, mem);
+
+		out_text(o, "%-8s %s\n", "device", "evil\x1b]0;title\x07\r");
+		out_text(o, "\t%s\n", "tab\tand\nnewline of the caller's own layout pass");
+		output_free(o);
+		fclose(mem);
+		ok(text && !strcmp(text, "device   evil\\x1b]0;title\\x07\\x0d\n"
+				   "\ttab\tand\nnewline of the caller's own layout pass\n"),
+		   "text output escapes control characters but newline and tab (got %s)",
+		   str_escape(text ? text : "NULL", buf, sizeof(buf)));
+		free(text);
+		text = NULL;
+		mem = open_memstream(&text, &size);
+		o = output_new(true, mem);
+		out_text(o, "%s\n", "json output has no text lines");
+		output_free(o);
+		fclose(mem);
+		ok(text && !*text, "with --json, text lines are not printed");
+		free(text);
+	}
 	{
 		const char *const argv[] = { "/bin/echo", "a;echo b", "$(id)", NULL };
 
