@@ -18,45 +18,63 @@ _rxectl_options() {
 		tr ' ' '\n' | sed '/^$/d'
 }
 
+# The commands `rxectl --help` lists (its table), one per line.
+_rxectl_commands() {
+	"$1" --help 2>/dev/null | sed -n '/^Commands:/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p'
+}
+
+# The options of `rxectl [COMMAND] --help` that take a value (--wait SECONDS, -c FILE...).
+_rxectl_value_options() {
+	"$1" ${2:+"$2"} --help 2>/dev/null |
+		sed -n 's/^  \(-[a-zA-Z]\)\{0,1\},\{0,1\} *\(--[a-z][a-z-]*\) [A-Z].*/\1 \2/p' |
+		tr ' ' '\n' | sed '/^$/d'
+}
+
 _rxectl() {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
-	local rxectl=${COMP_WORDS[0]} cmd="" i w words
-	local commands="up down status enable disable monitor udev-env ping doctor test gid help"
+	local rxectl=${COMP_WORDS[0]} cmd="" i w words values
+	local -a args=()
 
-	# The command is the first word that is neither an option nor an option's value.
+	# The command is the first word that is neither an option nor an option's value; the
+	# words after it that are neither are its arguments.
+	values=" $(_rxectl_value_options "$rxectl" | tr '\n' ' ') "
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		w=${COMP_WORDS[i]}
 		case "$w" in
-		-c|--config) ((i++)) ;;	# skip the file name
-		-*) ;;
-		*) cmd=$w; break ;;
+		--*=*) ;;
+		-*) [[ "$values" == *" $w "* ]] && ((i++)) ;;	# skip the option's value
+		*) if [ -z "$cmd" ]; then
+			cmd=$w
+			values=" $(_rxectl_value_options "$rxectl" "$cmd" | tr '\n' ' ') "
+		   else
+			args+=("$w")
+		   fi ;;
 		esac
 	done
-	# Options with a value.
-	case "$prev" in
-	-c|--config)
-		if [ "$cmd" != ping ] || [ "$prev" = --config ]; then
+	# The value of an option: a file for the configuration, nothing to offer otherwise.
+	if [[ "$prev" == -* && "$values" == *" $prev "* ]]; then
+		if [ "$prev" = --config ] || { [ "$prev" = -c ] && [ "$cmd" != ping ]; }; then
 			mapfile -t COMPREPLY < <(compgen -f -- "$cur")
-			return
+		else
+			COMPREPLY=()
 		fi
-		COMPREPLY=()
 		return
-		;;
-	--name|--wait|--port|--count|--timeout|--sizes)
-		COMPREPLY=()
-		return
-		;;
-	esac
+	fi
 	if [[ "$cur" == -* ]]; then
 		mapfile -t COMPREPLY < <(compgen -W "$(_rxectl_options "$rxectl" "$cmd")" -- "$cur")
 		return
 	fi
 	case "$cmd" in
-	"") words="$commands" ;;
-	help) words="$commands" ;;
-	up|enable|disable|udev-env) words="$(_rxectl_netdevs)" ;;
-	down|doctor|test|gid) words="$(_rxectl_netdevs) $(_rxectl_rdma_devices)" ;;
+	""|help) words="$(_rxectl_commands "$rxectl")" ;;
+	up|enable|disable|udev-env|tune) words="$(_rxectl_netdevs)" ;;
+	down|doctor|test|gid|stats) words="$(_rxectl_netdevs) $(_rxectl_rdma_devices)" ;;
 	ping) words="$(_rxectl_rdma_devices)" ;;
+	debug) if [ ${#args[@]} = 0 ]; then words="on off status"; else words="$(_rxectl_rdma_devices)"; fi ;;
+	driver) case "${args[*]}" in
+		"") words="status use" ;;
+		use) words="kernel bundled auto" ;;
+		*) words="" ;;
+		esac ;;
 	*) words="" ;;
 	esac
 	mapfile -t COMPREPLY < <(compgen -W "$words" -- "$cur")

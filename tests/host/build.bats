@@ -23,15 +23,13 @@ setup() {
 	[[ "$output" == *"scripts/setup-deps"* ]]
 }
 
-@test "make install puts every file once, and make uninstall removes them all but rxe.conf" {
+@test "make install puts the files in place, and make uninstall removes them all but rxe.conf" {
 	dest="$BATS_TEST_TMPDIR/root"
 	run -0 make -C "$TOP" install DESTDIR="$dest" BASHCOMPDIR=/usr/share/bash-completion/completions
 	[ -x "$dest/usr/sbin/rxectl" ]
 	[ -f "$dest/usr/share/man/man8/rxectl.8" ]
 	[ -f "$dest/usr/share/man/man5/rxe.conf.5" ]
 	[ -f "$dest/usr/share/bash-completion/completions/rxectl" ]
-	# each man page is installed by one command, not twice
-	[ "$(grep -c 'man8/rxectl.8' <<< "$output")" -le 1 ]
 	run -0 make -C "$TOP" uninstall DESTDIR="$dest" BASHCOMPDIR=/usr/share/bash-completion/completions
 	left=$(cd "$dest" && find . -type f | sort)
 	[ "$left" = "./etc/rxe/rxe.conf" ] || { echo "left behind: $left"; false; }
@@ -61,12 +59,13 @@ complete_words() {
 }
 
 @test "completion: commands, then a command's options from its --help" {
-	run -0 complete_words "$RXECTL" st
-	[ "$output" = status ]
+	run -0 complete_words "$RXECTL" sta
+	[ "$(sort <<< "$output" | tr '\n' ' ')" = "stats status " ]
 	run -0 complete_words "$RXECTL" ""
-	for c in up down status enable disable monitor udev-env ping doctor test gid help; do
-		grep -qx "$c" <<< "$output"
-	done
+	# every command of the table, as --help lists it
+	cmds=$("$RXECTL" --help | sed -n '/^Commands:/,/^$/p' | awk 'NF > 1 { print $1 }')
+	[ "$(wc -w <<< "$cmds")" -ge 16 ]
+	[ "$(sort <<< "$output")" = "$(sort <<< "$cmds")" ]
 	run -0 complete_words "$RXECTL" up --
 	[ "$(sort <<< "$output" | tr '\n' ' ')" = "--config --help --json --name --verbose --wait " ]
 	run -0 complete_words "$RXECTL" ping --c
@@ -83,6 +82,48 @@ complete_words() {
 	[ "$output" = "$BATS_TEST_TMPDIR/my.conf" ]
 	run -0 complete_words "$RXECTL" up lo --wait ""
 	[ -z "$output" ]
+	run -0 complete_words "$RXECTL" tune l
+	grep -qx lo <<< "$output"
+	run -0 complete_words "$RXECTL" stats --watch ""
+	[ -z "$output" ]
+	run -0 complete_words "$RXECTL" -c "$BATS_TEST_TMPDIR/my.conf" stats --watch 1 l
+	grep -qx lo <<< "$output"
+}
+
+@test "completion: the words of debug and driver" {
+	run -0 complete_words "$RXECTL" debug ""
+	[ "$(sort <<< "$output" | tr '\n' ' ')" = "off on status " ]
+	run -0 complete_words "$RXECTL" driver ""
+	[ "$(sort <<< "$output" | tr '\n' ' ')" = "status use " ]
+	run -0 complete_words "$RXECTL" driver use ""
+	[ "$(sort <<< "$output" | tr '\n' ' ')" = "auto bundled kernel " ]
+	run -0 complete_words "$RXECTL" --json driver use kernel ""
+	[ -z "$output" ]
+}
+
+@test "make install puts the completion where pkg-config's bash-completion says, and installs every file once" {
+	# a pkg-config that knows bash-completion's directory, and an install(1) that logs
+	mkdir -p "$BATS_TEST_TMPDIR/bin"
+	cat > "$BATS_TEST_TMPDIR/bin/pkg-config" <<-'EOF'
+	#!/bin/sh
+	[ "$*" = "--variable=completionsdir bash-completion" ] && { echo /opt/bashcomp; exit 0; }
+	exec /usr/bin/pkg-config "$@"
+	EOF
+	cat > "$BATS_TEST_TMPDIR/bin/install" <<-EOF
+	#!/bin/sh
+	for a; do last=\$a; done
+	echo "\$last" >> "$BATS_TEST_TMPDIR/installed"
+	exec /usr/bin/install "\$@"
+	EOF
+	chmod +x "$BATS_TEST_TMPDIR/bin/pkg-config" "$BATS_TEST_TMPDIR/bin/install"
+	dest="$BATS_TEST_TMPDIR/root"
+	PATH="$BATS_TEST_TMPDIR/bin:$PATH" run -0 make -C "$TOP" -o rxectl install DESTDIR="$dest" \
+		PKG_CONFIG="$BATS_TEST_TMPDIR/bin/pkg-config"
+	[ -f "$dest/opt/bashcomp/rxectl" ]
+	grep -q 'man8/rxectl.8$' "$BATS_TEST_TMPDIR/installed"
+	grep -q 'man5/rxe.conf.5$' "$BATS_TEST_TMPDIR/installed"
+	twice=$(sort "$BATS_TEST_TMPDIR/installed" | uniq -d)
+	[ -z "$twice" ] || { echo "installed more than once: $twice"; false; }
 }
 
 @test "debian/control builds against exactly the libraries the Makefile links (no leftover -dev)" {
