@@ -95,6 +95,12 @@ static bool service_dropin_memlock(uint64_t *lim, char *file, size_t len)
 	return false;
 }
 
+/* How a service gets rxectl's opt-in memlock drop-in (rxe@.service(8)). */
+#define SERVICE_DROPIN_FIX \
+	"`install -D -m 0644 /usr/share/rxectl/memlock.conf " \
+	"/etc/systemd/system/UNIT.service.d/50-rxe-memlock.conf`, `systemctl daemon-reload`, " \
+	"then restart UNIT (or `systemctl edit UNIT`)."
+
 /* What services get: a service.d drop-in's LimitMEMLOCK=, else systemd's DefaultLimitMEMLOCK. */
 static int service_memlock(uint64_t *soft, char *from, size_t len)
 {
@@ -112,10 +118,11 @@ void doctor_check_memlock(struct doctor *d)
 	char cur[32], max[32], svc[32] = "", from[256] = "";
 	bool cap = have_cap_ipc_lock(), small, svc_small = false;
 	uint64_t s = 0;
-	const char *fix = "raise it for users in /etc/security/limits.d/ (`* soft memlock unlimited` "
-			  "and `* hard memlock unlimited`, as rxectl's 50-rxe-memlock.conf does, then "
-			  "log in again) and for services with `LimitMEMLOCK=infinity` (rxectl's "
-			  "service.d/50-rxe-memlock.conf drop-in, or `systemctl edit UNIT`).";
+	/* Scoped, never for everyone (issue 14): the group rdma, and services by name. */
+	const char *fix = "add the users who run RDMA programs to the group rdma (`usermod -aG rdma "
+			  "USER`, then log in again): rxectl's /etc/security/limits.d/"
+			  "50-rxe-memlock.conf lifts the limit for that group only; a service that runs "
+			  "them needs `LimitMEMLOCK=infinity`: " SERVICE_DROPIN_FIX;
 
 	getrlimit(RLIMIT_MEMLOCK, &rl);
 	memlock_str(rl.rlim_cur, rl.rlim_cur == RLIM_INFINITY, cur, sizeof(cur));
@@ -136,10 +143,8 @@ void doctor_check_memlock(struct doctor *d)
 		    "your RLIMIT_MEMLOCK is %s%s, but systemd services get %s (%s): a service "
 		    "without CAP_IPC_LOCK can pin only that much memory for RDMA.",
 		    cur, cap ? " and you have CAP_IPC_LOCK" : "", svc, from);
-		check_fix(&d->l, "install rxectl's drop-in /etc/systemd/system/service.d/"
-			  "50-rxe-memlock.conf (`LimitMEMLOCK=infinity` for every service; `make "
-			  "install` does), or set it in the RDMA service's unit (`systemctl edit UNIT`), "
-			  "then restart the service.");
+		check_fix(&d->l, "give each service that runs RDMA programs `LimitMEMLOCK=infinity`, "
+			  "by name and no other: " SERVICE_DROPIN_FIX);
 	} else if (small) {
 		ADD(d, "memlock.limit", CHECK_PASS, NULL, NULL,
 		    "your RLIMIT_MEMLOCK is %s (hard limit %s), but you run with CAP_IPC_LOCK (as "

@@ -115,6 +115,23 @@ check() { # json id [target] -> that check's object
 	echo "$output" | tail -n1 | grep -Eq '^result: (pass|warn|fail) \([0-9]+ passed, [0-9]+ warnings?, [0-9]+ failed, [0-9]+ skipped\)$'
 }
 
+@test "memlock.limit for a user with a small limit: the fix is scoped (group rdma, a drop-in per unit), never every user or service" {
+	[ "$(id -u)" = 0 ] || skip "needs root to become nobody"
+	command -v setpriv >/dev/null || skip "needs setpriv"
+	conf="$BATS_TEST_TMPDIR/rxe.conf"
+	chmod 755 "$BATS_TEST_TMPDIR"
+	run --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
+		bash -c 'ulimit -l 64 && RXECTL_CONFIG="$1" exec "$0" doctor --json lo' "$RXECTL" "$conf"
+	c=$(check "$output" memlock.limit)
+	[ "$(jq -r .status <<< "$c")" = warn ]
+	fix=$(jq -r .fix <<< "$c")
+	[[ "$fix" == *"usermod -aG rdma USER"*"/etc/security/limits.d/50-rxe-memlock.conf"* ]]
+	[[ "$fix" == *"install -D -m 0644 /usr/share/rxectl/memlock.conf /etc/systemd/system/UNIT.service.d/50-rxe-memlock.conf"* ]]
+	# what issue 14 scoped away: '*' in limits.d, a drop-in for every service
+	[[ "$fix" != *"* soft memlock"* ]]
+	[[ "$fix" != *"system/service.d/"* ]]
+}
+
 @test "memlock.limit as root says CAP_IPC_LOCK lifts a small limit" {
 	[ "$(id -u)" = 0 ] || skip "needs root"
 	run --separate-stderr prlimit --memlock=65536:65536 "$RXECTL" doctor --json
