@@ -5,7 +5,8 @@
 # null_blk namespace on the guest's own address, `nvme connect -t rdma` (nvme-rdma: fast-register
 # MRs for every data transfer, remote invalidation by the target's SEND with Invalidate),
 # 64 MiB of random bytes written and read back through the fabric and compared with what the
-# target's device holds, `nvme disconnect`, every module unloaded, the kernel log clean.
+# target's device holds, `nvme disconnect`; then rxe0 deleted while reads run (the reader ends
+# with an I/O error, the controller goes, nothing hangs), every module unloaded, the kernel log clean.
 #   tests/run-all tests/guest/driver_nvmeof.bats
 # The same over the kernel's own rdma_rxe, as a reference (the times it prints):
 #   RXE_NVMEOF_DRIVER=stock tests/vm/vm-run --env RXE_NVMEOF_DRIVER -- bats tests/guest/driver_nvmeof.bats
@@ -111,15 +112,43 @@ secs() {
 	cmp "$p" <(dd if=/dev/nullb0 bs=1M count="$MIB" iflag=direct status=none)
 }
 
-@test "nvme disconnect, then nvme-rdma, nvmet-rdma, nvmet, null_blk and rdma_rxe unload" {
+@test "nvme disconnect removes the namespace" {
 	run -0 timeout 120 nvme disconnect -n "$NQN"
 	[[ "$output" == *"disconnected 1 controller"* ]]
 	! nvme_disk
+}
+
+@test "rxe0 deleted under NVMe I/O: the reader gets an I/O error, the controller goes, nothing hangs" {
+	local disk pid rc start
+	run -0 timeout 120 nvme connect -t rdma -a "$VM_SELF_IP" -s 4420 -n "$NQN" \
+		--hostnqn "nqn.2014-08.org.nvmexpress:uuid:$(cat /proc/sys/kernel/random/uuid)" \
+		--ctrl-loss-tmo=1 --reconnect-delay=1
+	for i in $(seq 100); do nvme_disk >/dev/null && break; sleep 0.2; done
+	disk=$(nvme_disk)
+	# Reads without end (the namespace wraps round) until the device under them goes away.
+	( while dd if="$disk" of=/dev/null bs=1M count=1024 iflag=direct status=none; do :; done ) &
+	pid=$!
+	sleep 3
+	kill -0 "$pid"	# still reading: the I/O was in flight when the device went
+	start=$(date +%s.%N)
+	timeout 120 rdma link del rxe0
+	echo "# rdma link del under I/O returned in $(secs "$start") s" >&3
+	rc=0
+	timeout 120 tail --pid="$pid" -f /dev/null || rc=$?
+	[ "$rc" = 0 ] || { kill "$pid"; echo "the reader still runs 120 s after the device went" >&2; return 1; }
+	echo "# the reader ended $(secs "$start") s after the delete" >&3
+	# nvme-rdma's device-removal path deletes the controller and its namespace.
+	for i in $(seq 300); do nvme_disk >/dev/null || break; sleep 0.2; done
+	! nvme_disk
+	run rdma link show
+	[[ "$output" != *rxe0* ]]
+}
+
+@test "nvme-rdma, nvmet-rdma, nvmet, null_blk and rdma_rxe unload" {
 	rm "$CFS/ports/1/subsystems/$NQN"
 	rmdir "$CFS/ports/1" "$CFS/subsystems/$NQN/namespaces/1" "$CFS/subsystems/$NQN"
 	timeout 120 modprobe -r nvme-rdma
 	timeout 120 modprobe -r nvmet-rdma nvmet null_blk
-	timeout 120 rdma link del rxe0
 	timeout 120 rmmod rdma_rxe
 	! grep -qE '^(nvme_rdma|nvmet_rdma|nvmet|null_blk|rdma_rxe) ' /proc/modules
 }
