@@ -71,7 +71,10 @@ enum rxe_counter {
 	RXE_CNT_LOOPBACK_PKTS,		/* packets delivered to a local rxe without the wire */
 	RXE_CNT_RETRY_TIMEOUTS,		/* retransmit timer expirations that resent */
 	RXE_CNT_RCVD_DROPPED,		/* received packets dropped (bad header, ICRC, QP, full) */
-	RXE_CNT_WORKER_RUNS,		/* QP worker runs */
+	RXE_CNT_WORKER_RUNS,		/* QP work runs in the worker (rxe_wq) */
+	RXE_CNT_INLINE_RUNS,		/* QP work runs in the caller's context (doorbell, loopback) */
+	RXE_CNT_LOOPBACK_INLINE,	/* loopback packets whose QP ran in the sender's context */
+	RXE_CNT_RUN_HANDOFFS,		/* runs asked of a QP whose lock was held: its holder ran them */
 	RXE_NUM_COUNTERS
 };
 
@@ -340,11 +343,26 @@ struct rxe_resp_res {
 	u64			orig;		/* atomic: the value returned */
 };
 
+/* enum rxe_run: where a QP's work runs (rxe_verbs.c explains the execution model) */
+enum rxe_run {
+	RXE_RUN_WORKER,		/* the QP's work item on rxe_wq */
+	RXE_RUN_CALLER,		/* a user QP's doorbell, in the poster's system call */
+	RXE_RUN_NESTED,		/* a loopback packet, in the context of the run that sent it */
+};
+
+/* qp->flags */
+enum {
+	RXE_QPF_RUN,		/* work asked for: the holder of qp->lock runs it before it returns */
+};
+
 struct rxe_qp {
 	struct ib_qp		ib;
 	struct rxe_dev		*dev;
-	struct mutex		lock;		/* state; held by the worker while it runs */
+	struct mutex		lock;		/* state; held by whoever runs the QP's work */
 	struct work_struct	work;
+	unsigned long		flags;		/* RXE_QPF_*, atomic bit operations */
+	atomic_t		runners;	/* nested runs that may touch the QP: destroy waits */
+	bool			nested;		/* under lock: this run is nested (RXE_RUN_NESTED) */
 	struct sk_buff_head	rxq;		/* received packets for this QP */
 	struct timer_list	retry_timer;
 	struct timer_list	rnr_timer;
@@ -452,12 +470,17 @@ int rxe_net_init(void);
 void rxe_net_exit(void);
 struct sk_buff *rxe_pkt_alloc(struct rxe_dev *dev, const struct rxe_addr *av, u8 opcode,
 			      u32 paylen);
-int rxe_pkt_send(struct rxe_dev *dev, const struct rxe_addr *av, u16 sport,
-		 struct sk_buff *skb);
+int rxe_pkt_send(struct rxe_qp *qp, const struct rxe_addr *av, struct sk_buff *skb);
 void rxe_bth_init(struct sk_buff *skb, u8 opcode, bool se, u32 qpn, bool ackreq, u32 psn,
 		  u32 paylen);
 int rxe_av_from_attr(struct rxe_dev *dev, struct rxe_addr *av, const struct rdma_ah_attr *attr);
-void rxe_rcv(struct rxe_dev *dev, struct sk_buff *skb, bool local);
+/* rxe_rcv(): where a packet comes from */
+enum rxe_src {
+	RXE_SRC_WIRE,		/* softirq, from the UDP socket: checked ICRC, queued to the worker */
+	RXE_SRC_LOCAL,		/* looped back by a nested run: queued */
+	RXE_SRC_LOCAL_RUN,	/* looped back by a top-level run: its user QP may run nested */
+};
+void rxe_rcv(struct rxe_dev *dev, struct sk_buff *skb, enum rxe_src src);
 bool rxe_pkt_from_peer(const struct rxe_addr *av, struct sk_buff *skb);
 
 /* rxe_mr.c */
@@ -515,10 +538,13 @@ void rxe_cq_post(struct rxe_cq *cq, const struct ib_uverbs_wc *wc, struct rxe_qp
 void rxe_cq_deliver(struct rxe_cq *cq);
 void rxe_qp_error(struct rxe_qp *qp);
 void rxe_qp_kick(struct rxe_qp *qp);
+void rxe_qp_again(struct rxe_qp *qp);
+bool rxe_qp_run_now(struct rxe_qp *qp, enum rxe_run how);
+void rxe_qp_want(struct rxe_qp *qp);
 void rxe_qp_work(struct work_struct *work);
 int rxe_fetch_rwqe(struct rxe_qp *qp, struct rxe_rwqe *rw);
 
-/* rxe_req.c / rxe_comp.c / rxe_resp.c: all called with qp->lock held by the worker */
+/* rxe_req.c / rxe_comp.c / rxe_resp.c: all called with qp->lock held by a run of the QP */
 void rxe_requester(struct rxe_qp *qp);
 void rxe_complete_swqe(struct rxe_qp *qp, struct rxe_swqe *w, enum ib_wc_status status);
 void rxe_completer(struct rxe_qp *qp, struct sk_buff *skb);

@@ -189,7 +189,7 @@ static struct ib_device *rxe_ib_of_netdev(struct net_device *ndev)
  * rxe device whose netdev (or a VLAN on it) holds that address, IPv4 or IPv6 alike.
  */
 static int rxe_loopback(struct rxe_dev *dev, struct net *net, struct sk_buff *skb,
-			const struct rxe_addr *av)
+			const struct rxe_addr *av, enum rxe_src src)
 {
 	struct net_device *ndev = NULL;
 	struct ib_device *ib = NULL;
@@ -207,7 +207,7 @@ static int rxe_loopback(struct rxe_dev *dev, struct net *net, struct sk_buff *sk
 		return -EHOSTUNREACH;
 	}
 	skb_pull(skb, skb_transport_offset(skb));
-	rxe_rcv(to_rdev(ib), skb, true);
+	rxe_rcv(to_rdev(ib), skb, src);
 	ib_device_put(ib);
 	return 0;
 }
@@ -247,7 +247,7 @@ static int rxe_send6(struct rxe_dev *dev, struct net *net, const struct rxe_addr
  * loop it back when the destination is local. Consumes the skb.
  */
 static int __rxe_pkt_send(struct rxe_dev *dev, const struct rxe_addr *av, u16 sport,
-			  struct sk_buff *skb)
+			  struct sk_buff *skb, enum rxe_src src)
 {
 	struct net *net = dev_net(dev->ndev);
 	struct flowi4 fl = {};
@@ -261,7 +261,7 @@ static int __rxe_pkt_send(struct rxe_dev *dev, const struct rxe_addr *av, u16 sp
 		else
 			rxe_push_ip6(skb, av);
 		/* It never leaves this host: no ICRC (rxe_rcv() skips the check for it). */
-		err = rxe_loopback(dev, net, skb, av);
+		err = rxe_loopback(dev, net, skb, av, src);
 		if (!err)
 			rxe_counter_inc(dev, RXE_CNT_LOOPBACK_PKTS);
 		return err;
@@ -292,11 +292,17 @@ static int __rxe_pkt_send(struct rxe_dev *dev, const struct rxe_addr *av, u16 sp
 	return net_xmit_eval(err) ? -EAGAIN : 0;
 }
 
-int rxe_pkt_send(struct rxe_dev *dev, const struct rxe_addr *av, u16 sport, struct sk_buff *skb)
+/*
+ * Send a packet of @qp (called by a run of it, qp->lock held, process context) to @av. A packet
+ * for a local address is delivered at once; when this run is not itself nested, the target
+ * (a user QP) may run in this context, one level deep (rxe_rcv()).
+ */
+int rxe_pkt_send(struct rxe_qp *qp, const struct rxe_addr *av, struct sk_buff *skb)
 {
-	int err = __rxe_pkt_send(dev, av, sport, skb);
+	int err = __rxe_pkt_send(qp->dev, av, qp->src_port, skb,
+				 qp->nested ? RXE_SRC_LOCAL : RXE_SRC_LOCAL_RUN);
 
-	rxe_counter_inc(dev, err ? RXE_CNT_SEND_ERR : RXE_CNT_SENT_PKTS);
+	rxe_counter_inc(qp->dev, err ? RXE_CNT_SEND_ERR : RXE_CNT_SENT_PKTS);
 	return err;
 }
 
@@ -320,11 +326,22 @@ bool rxe_pkt_from_peer(const struct rxe_addr *av, struct sk_buff *skb)
 /*
  * Receive one RoCE v2 packet: skb->data is at the UDP header, the network header is set
  * and the skb is linear. Every header field is checked before use; the packet is queued
- * to its QP's worker or dropped. A @local packet was built by this host's own rxe_pkt_send()
- * and never left it: it carries no ICRC to check. Consumes the skb.
+ * to its QP or dropped. A local packet (@src not RXE_SRC_WIRE) was built by this host's own
+ * rxe_pkt_send() and never left it: it carries no ICRC to check. Consumes the skb.
+ *
+ * Who runs the QP then: from the wire (softirq) and for a kernel QP, the worker. A packet
+ * looped back by a top-level run (RXE_SRC_LOCAL_RUN: process context, the sender's qp->lock
+ * held, no spinlock) runs its user QP here, nested, if its lock is free, or hands it to the
+ * lock's holder (rxe_qp_run_now()). Only user QPs run nested: their completion and event
+ * handlers are uverbs' (a spinlock and a wake-up), never a kernel consumer's that might call
+ * back into the QP whose lock this context holds, and a user QP's run never waits for an MR's
+ * copies to drain (only kernel fast-register MRs are invalidated), so the MR reference a READ
+ * response burst of the sender holds cannot stall it. The QP is kept alive across the
+ * sleepable run by qp->runners (destroy_qp waits for it), not by the RCU read lock.
  */
-void rxe_rcv(struct rxe_dev *dev, struct sk_buff *skb, bool local)
+void rxe_rcv(struct rxe_dev *dev, struct sk_buff *skb, enum rxe_src src)
 {
+	bool local = src != RXE_SRC_WIRE, run = false, ran = false;
 	const struct iphdr *iph = ip_hdr(skb);
 	int nhlen = skb->data - skb_network_header(skb);
 	struct rxe_pkt *pkt = rxe_pkt(skb);
@@ -383,14 +400,26 @@ void rxe_rcv(struct rxe_dev *dev, struct sk_buff *skb, bool local)
 				queued = true;
 			}
 			spin_unlock_bh(&qp->rxq.lock);
-			if (queued)
-				queue_work(rxe_wq, &qp->work);
+			if (queued && src == RXE_SRC_LOCAL_RUN && qp->user) {
+				atomic_inc(&qp->runners);	/* before the RCU grace period */
+				run = true;
+			} else if (queued) {
+				rxe_qp_want(qp);
+			}
 		}
 	}
 	rcu_read_unlock();
+	if (run) {
+		ran = rxe_qp_run_now(qp, RXE_RUN_NESTED);
+		if (atomic_dec_and_test(&qp->runners))
+			wake_up_var(&qp->runners);
+		if (ran)
+			rxe_counter_inc(dev, RXE_CNT_LOOPBACK_INLINE);
+	}
 	if (queued) {
 		rxe_counter_inc(dev, RXE_CNT_RCVD_PKTS);
-		if (!(info->mask & RXE_REQ))
+		/* a response not handled by a run started for it (stock's meaning) */
+		if (!(info->mask & RXE_REQ) && !ran)
 			rxe_counter_inc(dev, RXE_CNT_ACK_DEFERRED);
 		return;
 	}
@@ -412,7 +441,7 @@ static int rxe_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 		kfree_skb(skb);
 		return 0;
 	}
-	rxe_rcv(to_rdev(ib), skb, false);
+	rxe_rcv(to_rdev(ib), skb, RXE_SRC_WIRE);
 	ib_device_put(ib);
 	return 0;
 }

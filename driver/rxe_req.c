@@ -367,7 +367,7 @@ static int rxe_send_next(struct rxe_qp *qp, struct rxe_swqe *w)
 	qp->req_psn = rxe_psn_add(qp->req_psn, rd_atomic ? rxe_npkts(qp, w) : 1);
 	if (last)
 		w->state = RXE_WQE_SENT;
-	rxe_pkt_send(qp->dev, av, qp->src_port, skb);
+	rxe_pkt_send(qp, av, skb);
 	return 0;
 }
 
@@ -474,7 +474,7 @@ void rxe_requester(struct rxe_qp *qp)
 			rxe_arm_retry(qp);
 	}
 	if (budget < 0)
-		rxe_qp_kick(qp);
+		rxe_qp_again(qp);
 }
 
 /*

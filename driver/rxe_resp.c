@@ -30,7 +30,7 @@ static void rxe_send_ack(struct rxe_qp *qp, u8 syn, u32 psn)
 	rxe_bth_init(skb, IB_OPCODE_RC_ACKNOWLEDGE, false, qp->attr.dest_qp_num, false, psn, 0);
 	aeth = rxe_ext(skb, RXE_EXT_AETH);
 	aeth->smsn = cpu_to_be32((u32)syn << 24 | (qp->msn & 0xffffff));
-	rxe_pkt_send(qp->dev, &qp->av, qp->src_port, skb);
+	rxe_pkt_send(qp, &qp->av, skb);
 }
 
 /* A fatal request error: NAK it and take the QP to the error state. */
@@ -123,7 +123,7 @@ void rxe_read_continue(struct rxe_qp *qp)
 			aeth->smsn = cpu_to_be32((u32)AETH_ACK_UNLIMITED << 24 |
 						 (qp->msn & 0xffffff));
 		}
-		rxe_pkt_send(qp->dev, &qp->av, qp->src_port, skb);
+		rxe_pkt_send(qp, &qp->av, skb);
 		qp->rd_pkt++;
 	}
 	if (mr)
@@ -202,7 +202,7 @@ static void rxe_resp_atomic_ack(struct rxe_qp *qp, u32 psn, u64 orig)
 	aeth->smsn = cpu_to_be32((u32)AETH_ACK_UNLIMITED << 24 | (qp->msn & 0xffffff));
 	ack = rxe_ext(skb, RXE_EXT_ATMACK);
 	ack->orig = cpu_to_be64(orig);
-	rxe_pkt_send(qp->dev, &qp->av, qp->src_port, skb);
+	rxe_pkt_send(qp, &qp->av, skb);
 }
 
 /*

@@ -27,6 +27,9 @@ static const struct rdma_stat_desc rxe_counter_descs[RXE_NUM_COUNTERS] = {
 	[RXE_CNT_RETRY_TIMEOUTS].name		= "retry_timeouts",
 	[RXE_CNT_RCVD_DROPPED].name		= "rcvd_dropped",
 	[RXE_CNT_WORKER_RUNS].name		= "worker_runs",
+	[RXE_CNT_INLINE_RUNS].name		= "inline_runs",
+	[RXE_CNT_LOOPBACK_INLINE].name		= "loopback_inline",
+	[RXE_CNT_RUN_HANDOFFS].name		= "run_handoffs",
 };
 
 struct rdma_hw_stats *rxe_alloc_hw_port_stats(struct ib_device *ib, u32 port)

@@ -3,6 +3,7 @@
 
 #include <linux/vmalloc.h>
 #include <linux/hash.h>
+#include <linux/wait_bit.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_mad.h>
@@ -502,23 +503,57 @@ static void rxe_rnr_timer_fn(struct timer_list *t)
 	}
 }
 
+/*
+ * Execution model. A QP's work -- received packets (responder, completer), the retransmit
+ * timeout, the flush and the requester -- runs under qp->lock, a mutex (a run allocates
+ * packets, copies user memory and may sleep), in one of three places (enum rxe_run):
+ *  - RXE_RUN_CALLER: a user QP's doorbell (post_send through uverbs, process context) runs
+ *    it in the poster's system call;
+ *  - RXE_RUN_NESTED: a packet looped back by a run of another QP (process context, that
+ *    QP's lock held) runs its target user QP in the sender's context, one level deep: what a
+ *    nested run sends is queued, never run nested again (rxe_rcv() has the conditions);
+ *  - RXE_RUN_WORKER: the QP's work item on rxe_wq runs it for wire receive (softirq), the
+ *    timers, kernel QPs' post_send (a kernel consumer may post from atomic context, so it is
+ *    never run there) and whatever a run in a caller's context leaves over.
+ * Asking for a run sets RXE_QPF_RUN and then tries the lock; every holder of qp->lock, after
+ * dropping it, tests the bit and runs again (or hands the rest to the worker). Both sides put
+ * a full barrier between their store and their load, so either the asker's trylock succeeds
+ * or the holder sees the bit: a doorbell or a packet is never left behind.
+ *
+ * Lock order: the running QP's qp->lock, then only mutex_trylock() of a nested target's; no
+ * path blocks on a second qp->lock, so two QPs sending to each other cannot deadlock (the
+ * ACK back to a QP whose run is up the stack goes to its rxq and to that run). rxq.lock,
+ * cq->lock, srq->lock, sq_lock/rq_lock, the mrs/ahs xarray locks and atomic_lock are leaves,
+ * taken under either and never held across a qp->lock acquisition or a packet send.
+ */
+#define RXE_CALLER_ROUNDS	4	/* runs in a poster's system call before the worker */
+#define RXE_NESTED_ROUNDS	1	/* further runs of a nested QP before its worker */
+#define RXE_WORKER_ROUNDS	4	/* runs per work item before it is queued again */
+
+/* Queue the QP's work item (any context, qp->lock not needed). */
 void rxe_qp_kick(struct rxe_qp *qp)
 {
 	if (!READ_ONCE(qp->dying))
 		queue_work(rxe_wq, &qp->work);
 }
 
-/* Move to the error state; the worker flushes the queues. Called with qp->lock held. */
+/* Ask for another run; called with qp->lock held, the holder runs it before it returns. */
+void rxe_qp_again(struct rxe_qp *qp)
+{
+	set_bit(RXE_QPF_RUN, &qp->flags);
+}
+
+/* Move to the error state; the next run flushes the queues. Called with qp->lock held. */
 static void rxe_qp_set_error(struct rxe_qp *qp)
 {
 	qp->state = IB_QPS_ERR;
 	qp->sq_flush_pending = true;
-	rxe_qp_kick(qp);
+	rxe_qp_again(qp);
 }
 
 /*
  * A fault (protocol error, access violation, retries exhausted) moves the QP to the error
- * state and raises IB_EVENT_QP_FATAL. The event is delivered by the worker after it drops
+ * state and raises IB_EVENT_QP_FATAL. The event is delivered by the run after it drops
  * qp->lock, so the consumer's handler may query or modify the QP.
  */
 void rxe_qp_error(struct rxe_qp *qp)
@@ -530,7 +565,7 @@ void rxe_qp_error(struct rxe_qp *qp)
 		set_bit(RXE_EV_QP_FATAL, &qp->events);
 }
 
-/* Deliver the events and completion notifications the worker collected, without qp->lock. */
+/* Deliver the events and completion notifications a run collected, without qp->lock. */
 static void rxe_qp_deliver(struct rxe_qp *qp)
 {
 	struct rxe_srq *srq = qp->srq;
@@ -553,17 +588,20 @@ static void rxe_qp_deliver(struct rxe_qp *qp)
 	}
 }
 
-/* The per-QP worker: received packets first, then the flush or the requester. */
-void rxe_qp_work(struct work_struct *work)
+/*
+ * One run of the QP's work, qp->lock held: received packets first, then the flush or the
+ * requester. Each part has a budget; what is left sets RXE_QPF_RUN again.
+ */
+static void rxe_qp_run(struct rxe_qp *qp, enum rxe_run how)
 {
-	struct rxe_qp *qp = container_of(work, struct rxe_qp, work);
 	struct sk_buff *skb;
 	int budget = 256;
 
-	mutex_lock(&qp->lock);
-	if (qp->dying)
-		goto out;
-	rxe_counter_inc(qp->dev, RXE_CNT_WORKER_RUNS);
+	clear_bit(RXE_QPF_RUN, &qp->flags);
+	smp_mb__after_atomic();	/* cleared before the rxq, the ring and retry_fire are read */
+	qp->nested = how == RXE_RUN_NESTED;
+	rxe_counter_inc(qp->dev, how == RXE_RUN_WORKER ? RXE_CNT_WORKER_RUNS :
+			RXE_CNT_INLINE_RUNS);
 	if (qp->rd_active)
 		rxe_read_continue(qp);
 	while (!qp->rd_active && budget-- > 0 && (skb = skb_dequeue(&qp->rxq))) {
@@ -585,14 +623,104 @@ void rxe_qp_work(struct work_struct *work)
 	}
 	if (qp->state == IB_QPS_ERR) {
 		if (rxe_flush(qp))
-			queue_work(rxe_wq, &qp->work);	/* more to flush: yield first */
+			rxe_qp_again(qp);	/* more to flush */
 	} else if (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD)
 		rxe_requester(qp);
 	if (!skb_queue_empty(&qp->rxq) || qp->rd_active || READ_ONCE(qp->retry_fire))
-		queue_work(rxe_wq, &qp->work);
-out:
+		rxe_qp_again(qp);
+	qp->nested = false;
+}
+
+/*
+ * Drop qp->lock after a run and deliver what it collected; run again while more was asked
+ * for, up to @rounds more times, then leave the rest to the worker. If the lock is taken
+ * meanwhile, its new holder sees RXE_QPF_RUN.
+ */
+static void rxe_qp_unlock_run(struct rxe_qp *qp, enum rxe_run how, int rounds)
+{
+	for (;;) {
+		mutex_unlock(&qp->lock);
+		rxe_qp_deliver(qp);
+		smp_mb();	/* the unlock before the test: pairs with rxe_qp_run_now() */
+		if (!test_bit(RXE_QPF_RUN, &qp->flags) || READ_ONCE(qp->dying))
+			return;
+		if (rounds-- <= 0) {
+			rxe_qp_kick(qp);
+			return;
+		}
+		if (!mutex_trylock(&qp->lock))
+			return;		/* the new holder runs it */
+		if (qp->dying) {
+			mutex_unlock(&qp->lock);
+			return;
+		}
+		rxe_qp_run(qp, how);
+	}
+}
+
+/*
+ * Drop qp->lock taken by a verb (modify, query), not a run: work asked for meanwhile goes to
+ * the worker (the verb's caller may hold locks a kernel consumer's handlers take).
+ */
+static void rxe_qp_unlock_verb(struct rxe_qp *qp)
+{
 	mutex_unlock(&qp->lock);
-	rxe_qp_deliver(qp);
+	smp_mb();	/* as in rxe_qp_unlock_run() */
+	if (test_bit(RXE_QPF_RUN, &qp->flags))
+		rxe_qp_kick(qp);
+}
+
+/*
+ * Run the QP's work now in the caller's context (process context, no spinlock held, not in
+ * a run of this QP): RXE_RUN_CALLER for a user QP's doorbell, RXE_RUN_NESTED for a looped-back
+ * packet. When qp->lock is busy its holder runs it instead. Returns true when it ran here.
+ */
+bool rxe_qp_run_now(struct rxe_qp *qp, enum rxe_run how)
+{
+	set_bit(RXE_QPF_RUN, &qp->flags);
+	smp_mb__after_atomic();	/* the bit before the trylock: pairs with rxe_qp_unlock_run() */
+	if (!mutex_trylock(&qp->lock)) {
+		rxe_counter_inc(qp->dev, RXE_CNT_RUN_HANDOFFS);
+		return false;
+	}
+	if (qp->dying) {
+		mutex_unlock(&qp->lock);
+		return false;
+	}
+	rxe_qp_run(qp, how);
+	rxe_qp_unlock_run(qp, how, how == RXE_RUN_NESTED ? RXE_NESTED_ROUNDS : RXE_CALLER_ROUNDS);
+	return true;
+}
+
+/*
+ * Ask for a run of the QP's work from any context (softirq included) without running it
+ * here: when qp->lock is held (or about to be, by a waiter), its holder runs it; otherwise
+ * the worker does. mutex_is_locked() is the load of the same store-buffering pair as the
+ * trylock in rxe_qp_run_now(): a holder that unlocks after it tests the bit.
+ */
+void rxe_qp_want(struct rxe_qp *qp)
+{
+	set_bit(RXE_QPF_RUN, &qp->flags);
+	smp_mb__after_atomic();	/* pairs with rxe_qp_unlock_run()/rxe_qp_unlock_verb() */
+	if (mutex_is_locked(&qp->lock))
+		rxe_counter_inc(qp->dev, RXE_CNT_RUN_HANDOFFS);
+	else
+		rxe_qp_kick(qp);
+}
+
+/* The QP's work item. */
+void rxe_qp_work(struct work_struct *work)
+{
+	struct rxe_qp *qp = container_of(work, struct rxe_qp, work);
+
+	mutex_lock(&qp->lock);
+	if (qp->dying) {
+		mutex_unlock(&qp->lock);
+		rxe_qp_deliver(qp);
+		return;
+	}
+	rxe_qp_run(qp, RXE_RUN_WORKER);
+	rxe_qp_unlock_run(qp, RXE_RUN_WORKER, RXE_WORKER_ROUNDS);
 }
 
 int rxe_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init, struct ib_udata *udata)
@@ -636,6 +764,8 @@ int rxe_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init, struct ib_ud
 	qp->state = IB_QPS_RESET;
 	mutex_init(&qp->lock);
 	INIT_WORK(&qp->work, rxe_qp_work);
+	qp->flags = 0;
+	atomic_set(&qp->runners, 0);
 	skb_queue_head_init(&qp->rxq);
 	timer_setup(&qp->retry_timer, rxe_retry_timer_fn, 0);
 	timer_setup(&qp->rnr_timer, rxe_rnr_timer_fn, 0);
@@ -845,7 +975,7 @@ int rxe_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask, struct 
 	}
 	qp->attr.qp_state = qp->state;
 out:
-	mutex_unlock(&qp->lock);
+	rxe_qp_unlock_verb(qp);
 	kfree(old_res);
 	if (!err && qp->state >= IB_QPS_RTR)
 		rxe_qp_kick(qp);
@@ -871,7 +1001,7 @@ int rxe_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->cap.max_inline_data = qp->sq_max_inline;
 	attr->cap.max_recv_wr = qp->srq ? 0 : qp->rq.mask;
 	attr->cap.max_recv_sge = qp->srq ? 0 : qp->rq_max_sge;
-	mutex_unlock(&qp->lock);
+	rxe_qp_unlock_verb(qp);
 	memset(init, 0, sizeof(*init));
 	init->qp_type = ibqp->qp_type;
 	init->send_cq = ibqp->send_cq;
@@ -891,6 +1021,8 @@ int rxe_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	spin_unlock_bh(&qp->rxq.lock);
 	xa_erase(&qp->dev->qps, ibqp->qp_num);
 	synchronize_rcu();
+	/* Nested runs counted themselves inside an RCU read section: wait for them to end. */
+	wait_var_event(&qp->runners, !atomic_read(&qp->runners));
 	rxe_timer_stop_sync(&qp->retry_timer);
 	rxe_timer_stop_sync(&qp->rnr_timer);
 	cancel_work_sync(&qp->work);
@@ -999,8 +1131,12 @@ int rxe_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr, const struct 
 	int err = 0;
 
 	if (qp->user) {
-		/* Doorbell from the provider: the WQEs are already in the shared ring. */
-		rxe_qp_kick(qp);
+		/*
+		 * Doorbell from the provider (uverbs: process context, and the QP cannot be
+		 * destroyed during the call): the WQEs are in the shared ring; run the requester
+		 * in the poster's system call.
+		 */
+		rxe_qp_run_now(qp, RXE_RUN_CALLER);
 		return 0;
 	}
 	spin_lock_irqsave(&qp->sq_lock, flags);

@@ -30,7 +30,8 @@ delta() {	# delta BEFORE AFTER NAME
 	for n in sent_pkts rcvd_pkts duplicate_request out_of_seq_request rcvd_rnr_err \
 		send_rnr_err rcvd_seq_err ack_deferred retry_exceeded_err retry_rnr_exceeded_err \
 		completer_retry_err send_err link_downed rdma_sends rdma_recvs \
-		loopback_pkts retry_timeouts rcvd_dropped worker_runs; do
+		loopback_pkts retry_timeouts rcvd_dropped worker_runs inline_runs loopback_inline \
+		run_handoffs; do
 		jq -e --arg n "$n" 'has($n) and (.[$n] | type == "number")' <<<"$s" >/dev/null ||
 			{ echo "no counter $n in: $s"; return 1; }
 	done
@@ -57,6 +58,30 @@ delta() {	# delta BEFORE AFTER NAME
 	for n in send_err rcvd_dropped completer_retry_err rcvd_seq_err duplicate_request; do
 		[ "$(delta "$a" "$b" "$n")" -eq 0 ] || { echo "$n moved"; return 1; }
 	done
+}
+
+@test "500 SENDs each way run in the callers' context: inline runs, few worker runs" {
+	# ibv_rc_pingpong's QPs are user QPs: each doorbell runs the requester in the poster's
+	# system call, and each looped-back packet runs its target QP in the sender's context (or
+	# is handed to the run that holds it). The workqueue only takes what a run leaves over:
+	# with every step deferred, as before, it ran at least once per packet (>= 2000 here).
+	local g a b n=500
+	g=$(gid_index)
+	a=$(snap)
+	ibv_rc_pingpong -d rxe0 -g "$g" -s 512 -n $n >/dev/null 2>&1 &
+	sleep 1
+	run -0 timeout 120 ibv_rc_pingpong -d rxe0 -g "$g" -s 512 -n $n 127.0.0.1
+	wait
+	b=$(snap)
+	echo "# $(jq -c '{sent_pkts, loopback_pkts, ack_deferred, worker_runs, inline_runs, loopback_inline, run_handoffs}' <<<"$b")" >&3
+	echo "# delta: worker_runs $(delta "$a" "$b" worker_runs) inline_runs $(delta "$a" "$b" inline_runs) loopback_inline $(delta "$a" "$b" loopback_inline) run_handoffs $(delta "$a" "$b" run_handoffs) sent_pkts $(delta "$a" "$b" sent_pkts)" >&3
+	[ "$(delta "$a" "$b" rdma_sends)" -eq $((2 * n)) ]
+	[ "$(delta "$a" "$b" rdma_recvs)" -eq $((2 * n)) ]
+	# one doorbell per SEND at least: every one ran inline or was handed to a running holder
+	[ "$(( $(delta "$a" "$b" inline_runs) + $(delta "$a" "$b" run_handoffs) ))" -ge $((2 * n)) ]
+	# most of the 2n SENDs were taken by their receiver in the sender's context
+	[ "$(delta "$a" "$b" loopback_inline)" -ge "$n" ]
+	[ "$(delta "$a" "$b" worker_runs)" -le $((n / 5)) ]
 }
 
 @test "RNR retry exceeded (rnr_retry 2): 3 RNR NAKs sent and received, 1 retry_rnr_exceeded_err" {

@@ -128,6 +128,31 @@ loopback_once() {
 	[[ "$output" == *"65536"*"100"* ]]
 }
 
+@test "killing one side of a two-way loopback ib_send_bw mid-run, 6 times, leaves a working device" {
+	# Each side's doorbell runs the other side's QP in its own context (nested), so a QP is
+	# destroyed (by its process's exit) while the peer's system calls are running it: destroy
+	# must wait for those runs, and the survivor only sees its peer go silent.
+	local g i srv cli
+	g=$(gid_index)
+	for i in 1 2 3 4 5 6; do
+		ib_send_bw -d rxe0 -x "$g" -b -D 20 -p $((18600 + i)) >/dev/null 2>&1 &
+		srv=$!
+		sleep 1
+		ib_send_bw -d rxe0 -x "$g" -b -D 20 -p $((18600 + i)) 127.0.0.1 >/dev/null 2>&1 &
+		cli=$!
+		sleep 4
+		if [ $((i % 2)) = 1 ]; then kill -9 "$srv"; else kill -9 "$cli"; fi
+		sleep 0.5
+		kill -9 "$srv" "$cli" 2>/dev/null || true
+		wait "$srv" "$cli" 2>/dev/null || true
+	done
+	# no QP is left behind, and the device still moves data
+	run -0 rdma resource show qp
+	! grep -q 'type RC' <<<"$output"
+	loopback ibv_rc_pingpong -d rxe0 -g "$g" -n 50 -s 4096 -c
+	[[ "$output" == *"50 iters"* ]]
+}
+
 @test "rxectl status calls the driver bundled, and rxectl test passes every RC operation" {
 	local rxectl="$RXECTL"
 	[ -x "$rxectl" ] || skip "rxectl not built"
