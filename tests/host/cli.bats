@@ -232,6 +232,15 @@ no_rdma_kernel() {
 	! grep -q $'\033' <<< "$stderr"
 }
 
+@test "everything rxectl prints goes through output.c or log.c, which escape control characters" {
+	# help text (commands.c, opts.c) and the --version line are rxectl's own words
+	run grep -n -E '\b(printf|puts|vprintf)\(|\bf(printf|puts|write)\((stdout|stderr)' \
+		"$BATS_TEST_DIRNAME"/../../cli/*.c
+	grep -v -E '/(output|log|commands|opts|escape)\.c:|/rxectl\.c:[0-9]+:.*RXECTL_VERSION' \
+		<<< "$output" > "$BATS_TEST_TMPDIR/raw" || true
+	[ ! -s "$BATS_TEST_TMPDIR/raw" ] || { cat "$BATS_TEST_TMPDIR/raw"; false; }
+}
+
 @test "every socket rxectl opens is close-on-exec (no fd leaks into the tools it runs)" {
 	# socket(2) and libmnl's opener; libnl's nl_connect() and librdmacm set it themselves
 	run grep -n -E '\bsocket\(|mnl_socket_open2?\(' "$BATS_TEST_DIRNAME"/../../cli/*.c
