@@ -14,7 +14,13 @@ setup_file() {
 	# the test bed's cache (tests/vm/kernel-row).
 	export HDR=/usr/src/linux-headers-$KVER
 	[ -d "$HDR" ] || HDR=/var/cache/rxectl-vm/headers/$KVER/usr/src/linux-headers-$KVER
-	[ -d "$HDR" ] || skip "no host-compiler headers for $KVER (rows built in an mmdebstrap root have none)"
+	[ -d "$HDR" ] || skip "no headers for $KVER in the guest (run tests/vm/kernel-row fetch on the host)"
+	# DKMS builds with the compiler that built the kernel (its CONFIG_CC_VERSION_TEXT). The guest's
+	# root is the host's: a row that tests/vm/rows builds in an mmdebstrap root (newest: a newer
+	# gcc than the host's) cannot be built by DKMS here, whose make would stop at "gcc-N: not found".
+	CC=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\([^ ]*\).*/\1/p' "$HDR/.config")
+	command -v "${CC:-gcc}" >/dev/null ||
+		skip "$KVER was built with $CC, which this guest (the host's root) does not have"
 	export VER=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$TOP/driver/dkms.conf")
 	STOCK=$(find "/lib/modules/$KVER/kernel" -name 'rdma_rxe.ko*' | head -n1)
 	export STOCK
