@@ -97,9 +97,9 @@ static bool service_dropin_memlock(uint64_t *lim, char *file, size_t len)
 
 /* How a service gets rxectl's opt-in memlock drop-in (rxe@.service(8)). */
 #define SERVICE_DROPIN_FIX \
-	"`install -D -m 0644 /usr/share/rxectl/memlock.conf " \
-	"/etc/systemd/system/UNIT.service.d/50-rxe-memlock.conf`, `systemctl daemon-reload`, " \
-	"then restart UNIT (or `systemctl edit UNIT`)."
+	"`rxectl memlock UNIT --install` (it writes /usr/share/rxectl/memlock.conf's two lines " \
+	"to /etc/systemd/system/UNIT.service.d/50-rxe-memlock.conf and reloads systemd), then " \
+	"restart UNIT (or `systemctl edit UNIT`)."
 
 /* What services get: a service.d drop-in's LimitMEMLOCK=, else systemd's DefaultLimitMEMLOCK. */
 static int service_memlock(uint64_t *soft, char *from, size_t len)

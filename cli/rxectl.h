@@ -96,7 +96,7 @@ bool rxectl_help_shown(void);
 /* Each command's own options (opts.h); the global ones are in opts_global[]. */
 extern const struct opt_spec cmd_up_opts[], cmd_down_opts[], cmd_enable_opts[],
 	cmd_disable_opts[], cmd_ping_opts[], cmd_gid_opts[], cmd_stats_opts[],
-	cmd_tune_opts[];
+	cmd_tune_opts[], cmd_memlock_opts[];
 extern const struct opt_spec cmd_driver_opts[];
 
 int cmd_up(struct rxectl *ctx, int argc, char **argv);
@@ -115,5 +115,6 @@ int cmd_stats(struct rxectl *ctx, int argc, char **argv);
 int cmd_debug(struct rxectl *ctx, int argc, char **argv);
 int cmd_driver(struct rxectl *ctx, int argc, char **argv);
 int cmd_tune(struct rxectl *ctx, int argc, char **argv);
+int cmd_memlock(struct rxectl *ctx, int argc, char **argv);
 
 #endif

@@ -154,6 +154,22 @@ out:
 	return err < 0 ? err : 0;
 }
 
+int sdbus_reload(void)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus *bus = NULL;
+	int err = bus_open(&bus);
+
+	if (err < 0)
+		return err;
+	err = sd_bus_call_method(bus, SD_DEST, SD_PATH, SD_IFACE, "Reload", &e, NULL, "");
+	if (err < 0)
+		err = call_failed("reload its units", &e, err);
+	sd_bus_error_free(&e);
+	sd_bus_flush_close_unref(bus);
+	return err < 0 ? err : 0;
+}
+
 int sdbus_enable(const char *const *units, bool *changed)
 {
 	return unit_files("EnableUnitFiles", units, changed);

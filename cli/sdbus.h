@@ -35,5 +35,7 @@ int sdbus_start(const char *unit, int timeout);
 /* systemd's DefaultLimitMEMLOCKSoft (what services get without LimitMEMLOCK=): 0 or -errno. */
 int sdbus_default_memlock(uint64_t *soft);
 int sdbus_stop(const char *unit, int timeout);
+/* systemctl daemon-reload: systemd reads its unit files and drop-ins again. */
+int sdbus_reload(void);
 
 #endif

@@ -126,7 +126,7 @@ check() { # json id [target] -> that check's object
 	[ "$(jq -r .status <<< "$c")" = warn ]
 	fix=$(jq -r .fix <<< "$c")
 	[[ "$fix" == *"usermod -aG rdma USER"*"/etc/security/limits.d/50-rxe-memlock.conf"* ]]
-	[[ "$fix" == *"install -D -m 0644 /usr/share/rxectl/memlock.conf /etc/systemd/system/UNIT.service.d/50-rxe-memlock.conf"* ]]
+	[[ "$fix" == *"rxectl memlock UNIT --install"*"/etc/systemd/system/UNIT.service.d/50-rxe-memlock.conf"* ]]
 	# what issue 14 scoped away: '*' in limits.d, a drop-in for every service
 	[[ "$fix" != *"* soft memlock"* ]]
 	[[ "$fix" != *"system/service.d/"* ]]

@@ -75,3 +75,57 @@ exposure() {
 	grep -qx 'LimitMEMLOCK=infinity' "$INST/usr/share/rxectl/memlock.conf"
 	grep -qx 'rdma_rxe' "$INST/usr/share/rxectl/modules-load.conf"
 }
+
+# rxectl memlock UNIT: the opt-in drop-in for one named service, printed, installed or removed.
+RXECTL="$BATS_TEST_DIRNAME/../../rxectl"
+
+@test "memlock UNIT prints the drop-in for that one service and where it goes, and changes nothing" {
+	run -0 --separate-stderr "$RXECTL" memlock nginx
+	[ "${lines[0]}" = "# /etc/systemd/system/nginx.service.d/50-rxe-memlock.conf" ]
+	[[ "$output" == *$'\n[Service]\nLimitMEMLOCK=infinity' ]]
+	run -0 "$RXECTL" --json memlock app@1.service
+	[ "$(jq -r .path <<< "$output")" = /etc/systemd/system/app@1.service.d/50-rxe-memlock.conf ]
+	[ "$(jq -r .dropin <<< "$output" | grep -c '^LimitMEMLOCK=infinity$')" = 1 ]
+	[ "$(jq 'has("changed")' <<< "$output")" = false ]
+}
+
+@test "memlock refuses what is not one service's name (exit 2)" {
+	run -2 "$RXECTL" memlock
+	[[ "$output" == *"memlock takes exactly one UNIT"* ]]
+	run -2 "$RXECTL" memlock a b
+	run -2 "$RXECTL" memlock ../etc
+	[[ "$output" == *"unit name '../etc' may only contain"* ]]
+	run -2 "$RXECTL" memlock backup.timer
+	[[ "$output" == *"is not a service"* ]]
+	run -2 "$RXECTL" memlock -- -x
+	run -2 "$RXECTL" memlock nginx --install --remove
+	[[ "$output" == *"--remove undoes --install"* ]]
+}
+
+@test "memlock --install writes the drop-in for that service only, once; --remove takes it away and leaves the rest" {
+	[ "$(id -u)" = 0 ] || skip "needs root for a private mount of /etc/systemd/system"
+	[ -d /run/systemd/system ] && skip "systemd runs here: the guest test covers the reload"
+	# a private, empty /etc/systemd/system: the host's is not touched
+	run -0 unshare -m bash -c '
+		set -e
+		mount -t tmpfs rxtest /etc/systemd/system
+		d=/etc/systemd/system/nginx.service.d
+		"$0" memlock nginx --install
+		[ "$(stat -c %a "$d/50-rxe-memlock.conf")" = 644 ]
+		grep -qx "LimitMEMLOCK=infinity" "$d/50-rxe-memlock.conf"
+		[ "$(ls /etc/systemd/system)" = nginx.service.d ]	# that service and no other
+		"$0" memlock nginx.service --install
+		touch "$d/override.conf"
+		"$0" memlock nginx --remove
+		[ "$(ls "$d")" = override.conf ]	# the admin'"'"'s own drop-in stays
+		"$0" memlock nginx --remove
+		rm "$d/override.conf"
+		"$0" memlock other --install >/dev/null 2>&1
+		"$0" memlock other --remove >/dev/null 2>&1
+		[ ! -e /etc/systemd/system/other.service.d ]	# its empty directory goes too
+	' "$RXECTL"
+	[[ "$output" == *"nginx.service gets LimitMEMLOCK=infinity from /etc/systemd/system/nginx.service.d/50-rxe-memlock.conf; restart it"* ]]
+	[[ "$output" == *"nginx.service already gets LimitMEMLOCK=infinity"* ]]
+	[[ "$output" == *"nginx.service no longer gets rxectl's memlock drop-in"* ]]
+	[[ "$output" == *"nginx.service had no rxectl memlock drop-in"* ]]
+}

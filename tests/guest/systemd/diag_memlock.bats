@@ -45,3 +45,17 @@ service_ulimit() {
 	rm -f "$DROPIN"
 	systemctl daemon-reload
 }
+
+@test "rxectl memlock NAME --install: that service really gets unlimited, another does not; --remove undoes it" {
+	rm -f "$DROPIN"
+	systemctl daemon-reload
+	[ "$(service_ulimit)" != unlimited ] || skip "this systemd gives services no memlock limit"
+	run -0 "$RXECTL" memlock rxmemtest --install
+	[[ "$output" == *"rxmemtest.service gets LimitMEMLOCK=infinity"* ]]
+	# systemd was reloaded by rxectl: the named (transient) service picks its drop-in up
+	[ "$(systemd-run --quiet --wait --pipe --collect --unit=rxmemtest sh -c 'ulimit -l')" = unlimited ]
+	[ "$(systemd-run --quiet --wait --pipe --collect --unit=rxmemother sh -c 'ulimit -l')" != unlimited ]
+	run -0 "$RXECTL" memlock rxmemtest --remove
+	[ ! -e /etc/systemd/system/rxmemtest.service.d ]
+	[ "$(systemd-run --quiet --wait --pipe --collect --unit=rxmemtest sh -c 'ulimit -l')" != unlimited ]
+}
