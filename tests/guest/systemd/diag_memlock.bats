@@ -46,16 +46,28 @@ service_ulimit() {
 	systemctl daemon-reload
 }
 
+# limit_of UNIT: the memlock limit (ulimit -l) a run of the oneshot service UNIT gets
+limit_of() {
+	systemctl start "$1"
+	cat "/run/$1.limit"
+}
+
 @test "rxectl memlock NAME --install: that service really gets unlimited, another does not; --remove undoes it" {
 	rm -f "$DROPIN"
+	for u in rxmemtest rxmemother; do
+		printf '[Service]\nType=oneshot\nExecStart=/bin/sh -c "ulimit -l > /run/%s.limit"\n' "$u" \
+			> "/etc/systemd/system/$u.service"
+	done
 	systemctl daemon-reload
-	[ "$(service_ulimit)" != unlimited ] || skip "this systemd gives services no memlock limit"
+	[ "$(limit_of rxmemtest)" != unlimited ] || skip "this systemd gives services no memlock limit"
 	run -0 "$RXECTL" memlock rxmemtest --install
 	[[ "$output" == *"rxmemtest.service gets LimitMEMLOCK=infinity"* ]]
-	# systemd was reloaded by rxectl: the named (transient) service picks its drop-in up
-	[ "$(systemd-run --quiet --wait --pipe --collect --unit=rxmemtest sh -c 'ulimit -l')" = unlimited ]
-	[ "$(systemd-run --quiet --wait --pipe --collect --unit=rxmemother sh -c 'ulimit -l')" != unlimited ]
+	# rxectl reloaded systemd: the named service has the drop-in, the other has not
+	[ "$(limit_of rxmemtest)" = unlimited ]
+	[ "$(limit_of rxmemother)" != unlimited ]
 	run -0 "$RXECTL" memlock rxmemtest --remove
 	[ ! -e /etc/systemd/system/rxmemtest.service.d ]
-	[ "$(systemd-run --quiet --wait --pipe --collect --unit=rxmemtest sh -c 'ulimit -l')" != unlimited ]
+	[ "$(limit_of rxmemtest)" != unlimited ]
+	rm -f /etc/systemd/system/rxmemtest.service /etc/systemd/system/rxmemother.service
+	systemctl daemon-reload
 }
