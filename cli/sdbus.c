@@ -143,6 +143,10 @@ static int unit_files(const char *method, const char *const *units, bool *change
 		goto out;
 	}
 	sd_bus_error_free(&e);
+	if (!*changed)		/* no link made or removed: nothing for systemd to reload */
+		goto out;
+	/* A reload can take long on a loaded or slow machine: systemctl daemon-reload waits 6 min. */
+	sd_bus_set_method_call_timeout(bus, 6 * 60 * 1000000ULL);
 	err = sd_bus_call_method(bus, SD_DEST, SD_PATH, SD_IFACE, "Reload", &e, NULL, "");
 	if (err < 0)
 		err = call_failed("reload its units", &e, err);
