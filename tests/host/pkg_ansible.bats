@@ -74,3 +74,40 @@ first_netdev() {
 	run pick '["eth0"]'
 	[[ "$output" == *"is not a mapping such as {name: eth0}"* ]]
 }
+
+# The role's gate task on its own (--start-at-task), on this machine, fed a registered doctor
+# result: nothing before it runs, and the tasks after it (the pair ping) have nothing to do.
+gate() { # doctor JSON of netdev eth0
+	local pb="$BATS_TEST_TMPDIR/gate.yml"
+	cat > "$pb" <<Y
+- name: The doctor gate alone
+  hosts: localhost
+  gather_facts: false
+  vars:
+    rxectl_netdevs: [{name: eth0}]
+    rxectl_doctor: {results: [{item: {name: eth0}, rc: 1, stdout: '$1'}]}
+  roles:
+    - role: rxectl
+Y
+	ANSIBLE_ROLES_PATH="$ANS/roles" ansible-playbook -c local -i localhost, "$pb" \
+		--start-at-task "Fail the host on failing doctor checks (id, target, fix)" 2>&1
+}
+
+@test "the doctor gate fails the host with one line per failing check: id, target, summary, fix" {
+	run gate '{"checks": [{"id": "kernel.module", "status": "pass", "target": null, "summary": "ok", "fix": null},
+		{"id": "firewall.udp4791", "status": "fail", "target": null, "summary": "a rule drops UDP 4791.", "fix": "delete it with `nft delete rule inet f input handle 2`."},
+		{"id": "netdev.up", "status": "fail", "target": "eth0", "summary": "eth0 is down.", "fix": "ip link set eth0 up"},
+		{"id": "mtu.active", "status": "warn", "target": "eth0", "summary": "MTU 1024.", "fix": "ip link set eth0 mtu 9000"}],
+		"result": "fail"}'
+	echo "$output"
+	[ "$status" = 2 ]
+	line=$(grep '^fatal: \[localhost\]: FAILED!' <<< "$output")
+	[ "$(sed 's/^[^{]*//' <<< "$line" | jq -c .msg)" = '["rxectl doctor eth0: [firewall.udp4791] a rule drops UDP 4791. fix: delete it with `nft delete rule inet f input handle 2`.","rxectl doctor eth0: [netdev.up (eth0)] eth0 is down. fix: ip link set eth0 up"]' ]
+}
+
+@test "warnings pass the doctor gate" {
+	run gate '{"checks": [{"id": "mtu.active", "status": "warn", "target": "eth0", "summary": "MTU 1024.", "fix": "ip link set eth0 mtu 9000"}], "result": "warn"}'
+	echo "$output"
+	[ "$status" = 0 ]
+	grep -A1 "TASK \[rxectl : Fail the host on failing doctor checks" <<< "$output" | grep -q "skipping: \[localhost\]"
+}
