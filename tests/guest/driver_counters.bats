@@ -65,8 +65,8 @@ delta() {	# delta BEFORE AFTER NAME
 @test "500 SENDs each way run in the callers' context: inline runs, few worker runs" {
 	# ibv_rc_pingpong's QPs are user QPs: each doorbell runs the requester in the poster's
 	# system call, and each looped-back packet runs its target QP in the sender's context (or
-	# is handed to the run that holds it). The workqueue only takes what a run leaves over:
-	# with every step deferred, as before, it ran at least once per packet (>= 2000 here).
+	# is handed to the run that holds it). The workqueue only takes what a run leaves over
+	# (before, every doorbell and every looped-back packet queued the work item).
 	local g a b n=500
 	g=$(gid_index)
 	a=$(snap)
