@@ -12,6 +12,7 @@
 bats_require_minimum_version 1.5.0
 
 load ../lib
+load pkg_lib
 
 setup_file() {
 	[ "$(cat /proc/1/comm)" = systemd ] || skip "not in the systemd test bed guest"
@@ -29,20 +30,6 @@ guest ansible_connection=local ansible_python_interpreter=/usr/bin/python3
 rxectl_debs=["$DEB"]
 rxectl_netdevs=[{"cidr": "192.0.2.0/24"}]
 I
-}
-
-# The bed's NIC: systemd guests boot with net.ifnames=0, so it is eth0 and guest-run has given it
-# this guest's address (tests/vm/guest-run). Found as the netdev with a PCI device all the same
-# (so a bed or machine that names NICs ens5 and the like works too), brought up and addressed
-# only where it is not already.
-setup_nic() {
-	udevadm settle
-	local d
-	for d in /sys/class/net/*/device; do NIC=$(basename "$(dirname "$d")"); break; done
-	[ -n "${NIC:-}" ] || { echo "the guest has no NIC" >&2; return 1; }
-	ip link set "$NIC" up
-	ip -4 addr show dev "$NIC" | grep -q "inet $VM_SELF_IP/" || ip addr add "$VM_SELF_IP/24" dev "$NIC"
-	export NIC
 }
 
 playbook() { ansible-playbook -i "$INV" "$PB" "$@"; }

@@ -13,6 +13,7 @@
 bats_require_minimum_version 1.5.0
 
 load ../lib
+load pkg_lib
 
 BOUND=90	# seconds: a generous bound for a device to appear or go (TCG, podman)
 
@@ -51,18 +52,6 @@ teardown_file() {
 	ip link del rxk0 2>/dev/null
 	umount "$STORE" 2>/dev/null
 	true
-}
-
-# The bed's NIC: in systemd guests udev renames eth0 (e.g. to ens5) and the bed gives it no
-# address, so find it (the netdev with a PCI device) and give it this guest's address.
-setup_nic() {
-	udevadm settle
-	local d
-	for d in /sys/class/net/*/device; do NIC=$(basename "$(dirname "$d")"); break; done
-	[ -n "${NIC:-}" ] || { echo "the guest has no NIC" >&2; return 1; }
-	ip link set "$NIC" up
-	ip -4 addr show dev "$NIC" | grep -q "inet $VM_SELF_IP/" || ip addr add "$VM_SELF_IP/24" dev "$NIC"
-	export NIC
 }
 
 pm() { "$PM" "$@"; }

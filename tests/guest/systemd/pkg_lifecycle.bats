@@ -16,6 +16,7 @@
 bats_require_minimum_version 1.5.0
 
 load ../lib
+load pkg_lib
 
 CONF=/etc/rxe/rxe.conf
 BOUND=60	# seconds: generous bound for a device to become ACTIVE (TCG is slow)
@@ -43,6 +44,7 @@ setup_file() {
 	# every service action (exit 101), so deb-systemd-invoke in the maintainer scripts would do
 	# nothing; a Debian machine has none. Removed from the guest's overlay only.
 	rm -f /usr/sbin/policy-rc.d
+	no_apt_lists
 	snapshot > "$BATS_FILE_TMPDIR/before"
 	hide_stock
 	# "The previous version": the same packages with a lower version (VERSION~prev1), so the
@@ -57,20 +59,6 @@ setup_file() {
 	rm -rf "$d/x"
 	OLD_RXECTL=$(ls "$d"/rxectl_*~prev1_amd64.deb)
 	export NEW_RXECTL NEW_DKMS OLD_RXECTL
-}
-
-# The bed's NIC: systemd guests boot with net.ifnames=0, so it is eth0 and guest-run has given it
-# this guest's address (tests/vm/guest-run). Found as the netdev with a PCI device all the same
-# (so a bed or machine that names NICs ens5 and the like works too), brought up and addressed
-# only where it is not already.
-setup_nic() {
-	udevadm settle
-	local d
-	for d in /sys/class/net/*/device; do NIC=$(basename "$(dirname "$d")"); break; done
-	[ -n "${NIC:-}" ] || { echo "the guest has no NIC" >&2; return 1; }
-	ip link set "$NIC" up
-	ip -4 addr show dev "$NIC" | grep -q "inet $VM_SELF_IP/" || ip addr add "$VM_SELF_IP/24" dev "$NIC"
-	export NIC
 }
 
 # Debian's cloud kernel has no rdma_rxe: make this one look like it (lib.bash's hide_stock_rxe),
