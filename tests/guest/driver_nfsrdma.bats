@@ -7,14 +7,16 @@
 # file holds, the traffic counted on rxe0, unmount, every module unloaded, the kernel log clean.
 #   tests/run-all tests/guest/driver_nfsrdma.bats
 # The same over the kernel's own rdma_rxe, as a reference (the times it prints):
-#   RXE_NFSRDMA_DRIVER=stock tests/vm/vm-run --env RXE_NFSRDMA_DRIVER -- bats tests/guest/driver_nfsrdma.bats
+#   RXE_ULP_DRIVER=stock tests/vm/vm-run --env RXE_ULP_DRIVER -- bats tests/guest/driver_nfsrdma.bats
+# bench/ulp-vs-stock measures both drivers side by side.
 
 bats_require_minimum_version 1.5.0
 load lib
+load ulp
 
-EXPORT=/srv/rxectl-nfsrdma
-MNT=/mnt/rxectl-nfsrdma
-PORT=20049
+EXPORT=$ULP_NFS_EXPORT
+MNT=$ULP_NFS_MNT
+PORT=$ULP_NFS_PORT
 MIB=32
 BAD='WARNING|BUG|Oops|refcount|lockdep|circular locking|general protection|ref leak|hung_task|blocked for more than'
 
@@ -45,39 +47,17 @@ sent() {
 	rdma statistic show link rxe0/1 | tr ' ' '\n' | awk 'p { print; exit } $0 == "sent_pkts" { p = 1 }'
 }
 
-# secs START: seconds since START (date +%s.%N), two decimals.
-secs() {
-	awk -v s="$1" -v e="$(date +%s.%N)" 'BEGIN { printf "%.2f", e - s }'
-}
-
 @test "bundled rxe0 on eth0; nfsd exports a tmpfs and listens for RDMA on port $PORT" {
-	if [ "${RXE_NFSRDMA_DRIVER:-bundled}" = stock ]; then
-		modprobe rdma_rxe
-		[[ "$(cat /sys/module/rdma_rxe/version 2>/dev/null)" != rxectl-bundled-* ]]
-		echo "# the kernel's own rdma_rxe (reference run)" >&3
-	else
-		load_bundled_driver
-		[[ "$(cat /sys/module/rdma_rxe/version)" == rxectl-bundled-* ]]
-	fi
-	rdma link add rxe0 type rxe netdev eth0
-	modprobe nfsd
-	modprobe rpcrdma
-	mount -t nfsd nfsd /proc/fs/nfsd
-	mkdir -p "$EXPORT" "$MNT"
-	mount -t tmpfs -o size=$((MIB * 2))m tmpfs "$EXPORT"
-	# NFSv4 only (no rpcbind, no statd); a short grace period, or the first OPEN waits 90 s.
-	echo 10 > /proc/fs/nfsd/nfsv4gracetime
-	echo 10 > /proc/fs/nfsd/nfsv4leasetime
-	exportfs -o rw,no_root_squash,insecure,fsid=0 "$VM_SELF_IP/32:$EXPORT"
-	rpc.mountd -N 3
-	run -0 rpc.nfsd -N 3 --rdma="$PORT" 2
+	[ "${RXE_ULP_DRIVER:-bundled}" = bundled ] || echo "# the kernel's own rdma_rxe (reference run)" >&3
+	ulp_driver
+	nfsrdma_export $((MIB * 2))
 	run cat /proc/fs/nfsd/portlist
 	echo "$output"
 	grep -qx "rdma $PORT" <<<"$output"
 }
 
 @test "mount -t nfs -o proto=rdma of the guest's own address (xprtrdma on fast-register MRs)" {
-	run -0 timeout 120 mount -t nfs -o vers=4.2,proto=rdma,port="$PORT" "$VM_SELF_IP:/" "$MNT"
+	nfsrdma_mount
 	run grep " $MNT " /proc/mounts
 	echo "$output"
 	[[ "$output" == *proto=rdma* ]]
@@ -106,11 +86,7 @@ secs() {
 }
 
 @test "umount, nfsd stops, then nfsv4, nfsd, rpcrdma and rdma_rxe unload" {
-	timeout 120 umount "$MNT"
-	timeout 120 rpc.nfsd 0
-	exportfs -ua
-	pkill -x rpc.mountd
-	umount /proc/fs/nfsd "$EXPORT"
+	nfsrdma_stop
 	timeout 120 modprobe -r nfsv4 nfsd
 	timeout 120 rdma link del rxe0
 	timeout 120 modprobe -r rpcrdma

@@ -9,13 +9,15 @@
 # with an I/O error, the controller goes, nothing hangs), every module unloaded, the kernel log clean.
 #   tests/run-all tests/guest/driver_nvmeof.bats
 # The same over the kernel's own rdma_rxe, as a reference (the times it prints):
-#   RXE_NVMEOF_DRIVER=stock tests/vm/vm-run --env RXE_NVMEOF_DRIVER -- bats tests/guest/driver_nvmeof.bats
+#   RXE_ULP_DRIVER=stock tests/vm/vm-run --env RXE_ULP_DRIVER -- bats tests/guest/driver_nvmeof.bats
+# bench/ulp-vs-stock measures both drivers side by side.
 
 bats_require_minimum_version 1.5.0
 load lib
+load ulp
 
-NQN=nqn.2026-12.io.rxectl:driver-nvmeof
-CFS=/sys/kernel/config/nvmet
+NQN=$ULP_NQN
+CFS=$ULP_CFS
 MIB=64
 BAD='WARNING|BUG|Oops|refcount|lockdep|circular locking|general protection|ref leak|hung_task|blocked for more than'
 
@@ -39,56 +41,17 @@ teardown_file() {
 	rmmod rdma_rxe 2>/dev/null || true
 }
 
-# nvme_disk: the block device of the connected namespace: the guest has no other NVMe disk, so
-# it is the one nvmeXnY (native multipath's head; its hidden paths are nvmeXcYnZ).
-nvme_disk() {
-	local d
-	d=$(ls /sys/block | grep -E '^nvme[0-9]+n[0-9]+$') || return 1
-	[ "$(wc -l <<<"$d")" = 1 ] || return 1
-	echo "/dev/$d"
-}
-
-# secs START: seconds since START (date +%s.%N), two decimals.
-secs() {
-	awk -v s="$1" -v e="$(date +%s.%N)" 'BEGIN { printf "%.2f", e - s }'
-}
-
 @test "bundled rxe0 on eth0; nvmet-rdma exports a memory-backed null_blk on the guest's own address" {
-	if [ "${RXE_NVMEOF_DRIVER:-bundled}" = stock ]; then
-		modprobe rdma_rxe
-		[[ "$(cat /sys/module/rdma_rxe/version 2>/dev/null)" != rxectl-bundled-* ]]
-		echo "# the kernel's own rdma_rxe (reference run)" >&3
-	else
-		load_bundled_driver
-		[[ "$(cat /sys/module/rdma_rxe/version)" == rxectl-bundled-* ]]
-	fi
-	rdma link add rxe0 type rxe netdev eth0
-	modprobe null_blk nr_devices=1 gb=1 memory_backed=1
-	modprobe nvmet
-	modprobe nvmet-rdma
-	[ -d "$CFS" ] || mount -t configfs none /sys/kernel/config
-	mkdir "$CFS/subsystems/$NQN"
-	echo 1 > "$CFS/subsystems/$NQN/attr_allow_any_host"
-	mkdir "$CFS/subsystems/$NQN/namespaces/1"
-	echo /dev/nullb0 > "$CFS/subsystems/$NQN/namespaces/1/device_path"
-	echo 1 > "$CFS/subsystems/$NQN/namespaces/1/enable"
-	mkdir "$CFS/ports/1"
-	echo rdma > "$CFS/ports/1/addr_trtype"
-	echo ipv4 > "$CFS/ports/1/addr_adrfam"
-	echo "$VM_SELF_IP" > "$CFS/ports/1/addr_traddr"
-	echo 4420 > "$CFS/ports/1/addr_trsvcid"
-	ln -s "$CFS/subsystems/$NQN" "$CFS/ports/1/subsystems/$NQN"
+	[ "${RXE_ULP_DRIVER:-bundled}" = bundled ] || echo "# the kernel's own rdma_rxe (reference run)" >&3
+	ulp_driver
+	nvmet_export
 	run dmesg
 	grep -q 'nvmet_rdma: enabling port 1' <<<"$output"
 }
 
 @test "nvme connect -t rdma to the guest's own address gives a namespace (nvme-rdma on fast-register MRs)" {
-	local i
-	modprobe nvme-rdma
-	run -0 timeout 120 nvme connect -t rdma -a "$VM_SELF_IP" -s 4420 -n "$NQN" \
-		--hostnqn "nqn.2014-08.org.nvmexpress:uuid:$(cat /proc/sys/kernel/random/uuid)"
+	run -0 nvme_rdma_connect
 	echo "$output"
-	for i in $(seq 100); do nvme_disk >/dev/null && break; sleep 0.2; done
 	nvme_disk
 	run dmesg
 	echo "$output" | grep -E 'nvme|rdma' | tail -20
@@ -120,10 +83,7 @@ secs() {
 
 @test "rxe0 deleted under NVMe I/O: the reader gets an I/O error, the controller goes, nothing hangs" {
 	local disk pid rc start
-	run -0 timeout 120 nvme connect -t rdma -a "$VM_SELF_IP" -s 4420 -n "$NQN" \
-		--hostnqn "nqn.2014-08.org.nvmexpress:uuid:$(cat /proc/sys/kernel/random/uuid)" \
-		--ctrl-loss-tmo=1 --reconnect-delay=1
-	for i in $(seq 100); do nvme_disk >/dev/null && break; sleep 0.2; done
+	nvme_rdma_connect --ctrl-loss-tmo=1 --reconnect-delay=1
 	disk=$(nvme_disk)
 	# Reads without end (the namespace wraps round) until the device under them goes away.
 	( while dd if="$disk" of=/dev/null bs=1M count=1024 iflag=direct status=none; do :; done ) &
@@ -145,10 +105,8 @@ secs() {
 }
 
 @test "nvme-rdma, nvmet-rdma, nvmet, null_blk and rdma_rxe unload" {
-	rm "$CFS/ports/1/subsystems/$NQN"
-	rmdir "$CFS/ports/1" "$CFS/subsystems/$NQN/namespaces/1" "$CFS/subsystems/$NQN"
+	nvmet_unexport
 	timeout 120 modprobe -r nvme-rdma
-	timeout 120 modprobe -r nvmet-rdma nvmet null_blk
 	timeout 120 rmmod rdma_rxe
 	! grep -qE '^(nvme_rdma|nvmet_rdma|nvmet|null_blk|rdma_rxe) ' /proc/modules
 }
