@@ -61,12 +61,11 @@ nvme_disk() {
 # nvme_rdma_connect [OPTION...]: nvme connect -t rdma to ULP_NQN on VM_SELF_IP (with OPTIONs), and
 # wait up to 20 s for its namespace's block device; prints nvme's output.
 nvme_rdma_connect() {
-	local i
 	modprobe nvme-rdma || return 1
 	timeout 120 nvme connect -t rdma -a "$VM_SELF_IP" -s 4420 -n "$ULP_NQN" \
 		--hostnqn "nqn.2014-08.org.nvmexpress:uuid:$(cat /proc/sys/kernel/random/uuid)" "$@" ||
 		return 1
-	for i in $(seq 100); do nvme_disk >/dev/null && return 0; sleep 0.2; done
+	for _ in $(seq 100); do nvme_disk >/dev/null && return 0; sleep 0.2; done
 	echo "nvme connect: no namespace block device after 20 s" >&2
 	return 1
 }
