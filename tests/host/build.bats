@@ -17,6 +17,16 @@ setup() {
 	[[ "$output" == "rxectl $(cat "$TOP/VERSION")+g"* ]]
 }
 
+@test "VERSION, the Debian packages' version and the DKMS module's version are one release" {
+	local v deb dkms
+	v=$(cat "$TOP/VERSION")
+	deb=$(dpkg-parsechangelog -l "$TOP/debian/changelog" -S Version)
+	dkms=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$TOP/driver/dkms.conf")
+	echo "VERSION $v, debian/changelog $deb, driver/dkms.conf $dkms"
+	[ "${deb%%-*}" = "$v" ]
+	[ "$dkms" = "$v" ]
+}
+
 @test "make names a missing library instead of silencing pkg-config" {
 	run -2 make -C "$TOP" -n rxectl LIBS_PC="libmnl no-such-lib-rxectl"
 	[[ "$output" == *"cannot find the libraries rxectl needs"*"no-such-lib-rxectl"* ]]
