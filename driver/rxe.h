@@ -186,6 +186,7 @@ enum {
 	RXE_EV_CQ_COMP,
 	RXE_EV_CQ_ERR,
 	RXE_EV_SRQ_LIMIT,
+	RXE_EV_QP_LAST_WQE,
 };
 
 union rxe_cqe {
@@ -370,7 +371,8 @@ struct rxe_qp {
 	bool			user;
 	bool			sig_all;
 	bool			sq_flush_pending;
-	unsigned long		events;		/* RXE_EV_QP_FATAL */
+	bool			last_wqe_raised;	/* SRQ QP in error: LAST_WQE_REACHED sent */
+	unsigned long		events;		/* RXE_EV_QP_FATAL, RXE_EV_QP_LAST_WQE */
 	enum ib_qp_state	state;
 	struct ib_qp_attr	attr;		/* last values set by modify_qp */
 	struct rxe_addr		av;		/* primary path (RC) */

@@ -520,6 +520,16 @@ bool rxe_flush(struct rxe_qp *qp)
 				return true;
 		}
 	}
+	/*
+	 * A QP on an SRQ (the IBA's Last WQE Reached event): in the error state it takes no more
+	 * receive WQEs from the SRQ (a run drops every packet), and the one it had begun to fill
+	 * has just been flushed; say so once, so its consumer may destroy it without losing an
+	 * SRQ completion (kernel ULPs draining an SRQ QP wait for this event).
+	 */
+	if (qp->srq && !qp->last_wqe_raised) {
+		qp->last_wqe_raised = true;
+		set_bit(RXE_EV_QP_LAST_WQE, &qp->events);
+	}
 	skb_queue_purge(&qp->rxq);
 	return false;
 }

@@ -576,6 +576,14 @@ static void rxe_qp_deliver(struct rxe_qp *qp)
 
 		qp->ib.event_handler(&ev, qp->ib.qp_context);
 	}
+	/* After the flush it follows (rxe_flush()): the receive completions are in the CQ. */
+	if (test_and_clear_bit(RXE_EV_QP_LAST_WQE, &qp->events) && qp->ib.event_handler) {
+		struct ib_event ev = { .device = qp->ib.device,
+				       .event = IB_EVENT_QP_LAST_WQE_REACHED,
+				       .element.qp = &qp->ib };
+
+		qp->ib.event_handler(&ev, qp->ib.qp_context);
+	}
 	rxe_cq_deliver(qp->scq);
 	if (qp->rcq && qp->rcq != qp->scq)
 		rxe_cq_deliver(qp->rcq);
@@ -862,6 +870,7 @@ static void rxe_qp_reset(struct rxe_qp *qp)
 	qp->nak_sent = false;
 	qp->rnr_wait = false;
 	qp->sq_flush_pending = false;
+	qp->last_wqe_raised = false;
 }
 
 int rxe_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask, struct ib_udata *udata)
