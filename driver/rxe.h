@@ -519,6 +519,7 @@ int rxe_destroy_ah(struct ib_ah *ibah, u32 flags);
 int rxe_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);
 int rxe_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr, struct ib_udata *udata);
 int rxe_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int rxe_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int rxe_poll_cq(struct ib_cq *ibcq, int n, struct ib_wc *wc);
 int rxe_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 int rxe_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init, struct ib_udata *udata);

@@ -76,6 +76,7 @@ static const struct ib_device_ops rxe_dev_ops = {
 	.query_srq = rxe_query_srq,
 	.reg_user_mr = rxe_compat_reg_user_mr,
 	.req_notify_cq = rxe_req_notify_cq,
+	RXE_OP_RESIZE_CQ,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, rxe_ah, ib),
 	INIT_RDMA_OBJ_SIZE(ib_cq, rxe_cq, ib),

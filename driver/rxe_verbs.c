@@ -204,6 +204,59 @@ int rxe_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 }
 
 /*
+ * Resize a CQ (ibv_resize_cq, ib_resize_cq): a new ring of at least @cqe entries takes the
+ * completions not yet polled, oldest first at its slot 0. Fewer entries than are waiting, or
+ * more than max_cqe, is EINVAL and leaves the CQ as it was. A user CQ's provider (rdma-core's
+ * rxe) unmaps the old ring and maps the new one from the mminfo returned here (struct
+ * rxe_resize_cq_resp); the old ring lives until its last mapping goes (rxe_mmap_free()).
+ */
+int rxe_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	struct rxe_dev *dev = to_rdev(ibcq->device);
+	struct rxe_cq *cq = to_rcq(ibcq);
+	struct rxe_resize_cq_resp resp = {};
+	struct rxe_queue nq, oq;
+	unsigned long flags;
+	u32 cons, n, i;
+	int err;
+
+	if (cqe < 1 || cqe >= RXE_MAX_CQE)
+		return -EINVAL;
+	err = rxe_queue_init(dev, &nq, cqe, sizeof(union rxe_cqe), udata, &resp.mi);
+	if (err)
+		return err;
+	if (udata) {
+		err = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
+		if (err)
+			goto err_free;
+	}
+	spin_lock_irqsave(&cq->lock, flags);
+	cons = smp_load_acquire(&cq->q.buf->consumer_index) & cq->q.mask;
+	n = (cq->q.index - cons) & cq->q.mask;
+	if (n > (u32)cqe) {
+		spin_unlock_irqrestore(&cq->lock, flags);
+		err = -EINVAL;
+		goto err_free;
+	}
+	for (i = 0; i < n; i++)
+		memcpy(rxe_queue_slot(&nq, i), rxe_queue_slot(&cq->q, cons + i),
+		       sizeof(union rxe_cqe));
+	nq.index = n;
+	nq.buf->consumer_index = 0;
+	smp_store_release(&nq.buf->producer_index, n);
+	oq = cq->q;
+	cq->q = nq;
+	cq->ib.cqe = nq.mask;
+	spin_unlock_irqrestore(&cq->lock, flags);
+	rxe_queue_free(&oq);
+	return 0;
+
+err_free:
+	rxe_queue_free(&nq);
+	return err;
+}
+
+/*
  * Add one completion (in user ABI form) to @cq and raise the completion event if armed.
  * A full CQ loses the entry and reports IB_EVENT_CQ_ERR once.
  */

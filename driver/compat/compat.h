@@ -31,6 +31,7 @@
  *   RXE_HAVE_SOCKADDR_UNSIZED  kernel_bind() takes struct sockaddr_unsized * (7.x)
  *   RXE_HAVE_UDP_TUNNEL_SK     setup_udp_tunnel_sock()/udp_tunnel_sock_release() take the
  *                              struct sock, not the struct socket (7.x)
+ *   RXE_HAVE_RESIZE_USER_CQ   ib_device_ops.resize_cq became resize_user_cq (7.x)
  * The op wrappers they select are in compat/ops.h (included by rxe_main.c).
  */
 #include <linux/timer.h>

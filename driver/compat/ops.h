@@ -34,4 +34,15 @@ static struct ib_mr *rxe_compat_reg_user_mr(struct ib_pd *pd, u64 start, u64 len
 #define rxe_compat_reg_user_mr rxe_reg_user_mr
 #endif
 
+#ifdef RXE_HAVE_RESIZE_USER_CQ
+/* 7.x: only user CQs are resized (ib_resize_cq is gone), under a new name. */
+static int rxe_compat_resize_user_cq(struct ib_cq *ibcq, unsigned int cqe, struct ib_udata *udata)
+{
+	return cqe > INT_MAX ? -EINVAL : rxe_resize_cq(ibcq, cqe, udata);
+}
+#define RXE_OP_RESIZE_CQ .resize_user_cq = rxe_compat_resize_user_cq
+#else
+#define RXE_OP_RESIZE_CQ .resize_cq = rxe_resize_cq
+#endif
+
 #endif /* RXE_COMPAT_OPS_H */
