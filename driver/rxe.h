@@ -413,6 +413,7 @@ struct rxe_qp {
 	struct rxe_rwqe		rwqe;		/* receive being filled by a multi-packet SEND */
 	u32			recv_off;	/* bytes written into rwqe */
 	u32			w_cur_sge, w_sge_off;
+	u32			uc_msg;		/* UC: RXE_SEND/RXE_WRITE message in progress, or 0 */
 	/*
 	 * RDMA WRITE and READ response in progress: only the rkey is kept, the MR is looked up
 	 * again for every packet, so no MR reference outlives one worker run and a peer that
@@ -444,6 +445,31 @@ struct rxe_qp {
 static inline struct rxe_qp *to_rqp(struct ib_qp *ib)
 {
 	return container_of(ib, struct rxe_qp, ib);
+}
+
+/* Datagram QPs (UD, and the GSI QP): one packet per message, an AH per WQE. */
+static inline bool rxe_qp_is_ud(const struct rxe_qp *qp)
+{
+	return qp->ib.qp_type == IB_QPT_UD || qp->ib.qp_type == IB_QPT_GSI;
+}
+
+/* Connected QPs (RC, UC): one peer, the path in qp->av. */
+static inline bool rxe_qp_is_conn(const struct rxe_qp *qp)
+{
+	return qp->ib.qp_type == IB_QPT_RC || qp->ib.qp_type == IB_QPT_UC;
+}
+
+/* Does @qp take packets of an opcode with @mask: its transport is the QP's type. */
+static inline bool rxe_qp_takes(const struct rxe_qp *qp, u32 mask)
+{
+	switch (qp->ib.qp_type) {
+	case IB_QPT_RC:
+		return mask & RXE_RC;
+	case IB_QPT_UC:
+		return mask & RXE_UC;
+	default:
+		return mask & RXE_UD;
+	}
 }
 
 static inline struct rxe_swqe *rxe_swqe(struct rxe_qp *qp, u32 idx)
@@ -555,6 +581,7 @@ void rxe_comp_timeout(struct rxe_qp *qp);
 void rxe_rewind(struct rxe_qp *qp);
 void rxe_arm_retry(struct rxe_qp *qp);
 bool rxe_is_rd_atomic(u32 opcode);
+bool rxe_wr_opcode_ok(struct rxe_qp *qp, u32 opcode);
 void rxe_responder(struct rxe_qp *qp, struct sk_buff *skb);
 void rxe_resp_reset(struct rxe_qp *qp);
 void rxe_read_continue(struct rxe_qp *qp);

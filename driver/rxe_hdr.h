@@ -88,6 +88,7 @@ enum rxe_hdr_mask {
 	RXE_RC		= BIT(17),
 	RXE_UD		= BIT(18),
 	RXE_VALID	= BIT(19),
+	RXE_UC		= BIT(20),
 	RXE_ONLY	= RXE_FIRST | RXE_LAST,
 };
 

@@ -391,9 +391,7 @@ void rxe_rcv(struct rxe_dev *dev, struct sk_buff *skb, enum rxe_src src)
 	rcu_read_lock();
 	qp = xa_load(&dev->qps, pkt->qpn);
 	if (qp) {
-		bool ud = qp->ib.qp_type == IB_QPT_UD || qp->ib.qp_type == IB_QPT_GSI;
-
-		if (ud == !!(info->mask & RXE_UD)) {
+		if (rxe_qp_takes(qp, info->mask)) {
 			spin_lock_bh(&qp->rxq.lock);
 			if (!qp->dying && skb_queue_len(&qp->rxq) < RXE_RXQ_MAX) {
 				__skb_queue_tail(&qp->rxq, skb);

@@ -15,10 +15,19 @@ static bool rxe_is_local_op(u32 opcode)
 	return opcode == IB_WR_REG_MR || opcode == IB_WR_LOCAL_INV;
 }
 
-static bool rxe_opcode_ok(struct rxe_qp *qp, u32 opcode)
+/*
+ * The work request opcodes each QP type has: UD sends only; UC sends and RDMA WRITEs (no
+ * READ, no atomics, no memory operations); RC all of them. A kernel QP's
+ * post_send refuses the others (EINVAL, as stock rxe does); a WQE a user QP's provider wrote
+ * with one completes with IB_WC_LOC_QP_OP_ERR.
+ */
+bool rxe_wr_opcode_ok(struct rxe_qp *qp, u32 opcode)
 {
-	if (qp->ib.qp_type != IB_QPT_RC)
+	if (rxe_qp_is_ud(qp))
 		return opcode == IB_WR_SEND || opcode == IB_WR_SEND_WITH_IMM;
+	if (qp->ib.qp_type == IB_QPT_UC)
+		return opcode == IB_WR_SEND || opcode == IB_WR_SEND_WITH_IMM ||
+		       opcode == IB_WR_RDMA_WRITE || opcode == IB_WR_RDMA_WRITE_WITH_IMM;
 	switch (opcode) {
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
@@ -76,7 +85,7 @@ static void rxe_fetch_swqe(struct rxe_qp *qp, u32 idx)
 	w->inv_rkey = hdr.wr.ex.invalidate_rkey;
 	w->state = RXE_WQE_PENDING;
 
-	if (!rxe_opcode_ok(qp, w->opcode)) {
+	if (!rxe_wr_opcode_ok(qp, w->opcode)) {
 		w->bad_status = IB_WC_LOC_QP_OP_ERR;
 		return;
 	}
@@ -106,7 +115,7 @@ static void rxe_fetch_swqe(struct rxe_qp *qp, u32 idx)
 		w->rkey = hdr.wr.wr.rdma.rkey;
 		break;
 	default:
-		if (qp->ib.qp_type != IB_QPT_RC) {
+		if (rxe_qp_is_ud(qp)) {
 			w->remote_qpn = hdr.wr.wr.ud.remote_qpn & RXE_QPN_MASK;
 			w->remote_qkey = hdr.wr.wr.ud.remote_qkey;
 			if (rxe_ah_av(qp->dev, qp->ib.pd, hdr.wr.wr.ud.ah_num, &w->av)) {
@@ -137,7 +146,7 @@ static void rxe_fetch_swqe(struct rxe_qp *qp, u32 idx)
 			len += w->sge[i].length;
 	}
 	if (len > RXE_MAX_MSG ||
-	    (qp->ib.qp_type != IB_QPT_RC && len > qp->mtu) ||
+	    (rxe_qp_is_ud(qp) && len > qp->mtu) ||
 	    ((w->opcode == IB_WR_ATOMIC_CMP_AND_SWP || w->opcode == IB_WR_ATOMIC_FETCH_AND_ADD) &&
 	     len != 8)) {
 		w->bad_status = IB_WC_LOC_LEN_ERR;
@@ -254,12 +263,10 @@ static u32 rxe_rd_atomic_outstanding(struct rxe_qp *qp)
 	return n;
 }
 
-static u8 rxe_req_opcode(struct rxe_qp *qp, struct rxe_swqe *w, bool first, bool last)
+static u8 rxe_rc_opcode(struct rxe_swqe *w, bool first, bool last)
 {
 	bool imm = w->opcode == IB_WR_SEND_WITH_IMM || w->opcode == IB_WR_RDMA_WRITE_WITH_IMM;
 
-	if (qp->ib.qp_type != IB_QPT_RC)
-		return imm ? IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE : IB_OPCODE_UD_SEND_ONLY;
 	switch (w->opcode) {
 	case IB_WR_RDMA_READ:
 		return IB_OPCODE_RC_RDMA_READ_REQUEST;
@@ -293,6 +300,18 @@ static u8 rxe_req_opcode(struct rxe_qp *qp, struct rxe_swqe *w, bool first, bool
 	}
 }
 
+static u8 rxe_req_opcode(struct rxe_qp *qp, struct rxe_swqe *w, bool first, bool last)
+{
+	bool imm = w->opcode == IB_WR_SEND_WITH_IMM;
+
+	if (rxe_qp_is_ud(qp))
+		return imm ? IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE : IB_OPCODE_UD_SEND_ONLY;
+	/* UC's SEND and WRITE opcodes are RC's in the UC transport (IBA 9.2, table 38) */
+	if (qp->ib.qp_type == IB_QPT_UC)
+		return (rxe_rc_opcode(w, first, last) & 0x1f) | IB_OPCODE_UC;
+	return rxe_rc_opcode(w, first, last);
+}
+
 /*
  * Build and send the next packet of @w. Returns 0, or a negative error when the WQE's
  * local memory is bad (w->bad_status is then set).
@@ -300,7 +319,7 @@ static u8 rxe_req_opcode(struct rxe_qp *qp, struct rxe_swqe *w, bool first, bool
 static int rxe_send_next(struct rxe_qp *qp, struct rxe_swqe *w)
 {
 	bool rd_atomic = rxe_is_rd_atomic(w->opcode);
-	bool ud = qp->ib.qp_type != IB_QPT_RC;
+	bool ud = rxe_qp_is_ud(qp);
 	u32 paylen = rd_atomic ? 0 : min(qp->mtu, w->length - w->sent);
 	bool first = w->sent == 0, last = rd_atomic || w->sent + paylen == w->length;
 	u8 opcode = rxe_req_opcode(qp, w, first, last);
@@ -335,6 +354,9 @@ static int rxe_send_next(struct rxe_qp *qp, struct rxe_swqe *w)
 		deth->sqp = cpu_to_be32(qp->ib.qp_num & RXE_QPN_MASK);
 		dqpn = w->remote_qpn;
 		ackreq = false;
+	} else if (qp->ib.qp_type == IB_QPT_UC) {
+		dqpn = qp->attr.dest_qp_num;
+		ackreq = false;		/* UC: nothing is acknowledged */
 	} else {
 		dqpn = qp->attr.dest_qp_num;
 		ackreq = last || ++qp->pkts_since_ackreq >= RXE_ACKREQ_EVERY;
@@ -464,7 +486,7 @@ void rxe_requester(struct rxe_qp *qp)
 			continue;	/* bad_status set: handled above */
 		if (w->state == RXE_WQE_SENT) {
 			if (qp->ib.qp_type != IB_QPT_RC) {
-				/* Unreliable: done once it is on the wire. */
+				/* Unreliable (UD, UC): done once it is on the wire. */
 				rxe_complete_swqe(qp, w, IB_WC_SUCCESS);
 			} else {
 				qp->req_idx = (qp->req_idx + 1) & qp->sq.mask;

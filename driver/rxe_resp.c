@@ -14,6 +14,7 @@ void rxe_resp_reset(struct rxe_qp *qp)
 	qp->w_resid = 0;
 	qp->rwqe_valid = false;
 	qp->recv_off = 0;
+	qp->uc_msg = 0;
 	if (qp->res)
 		memset(qp->res, 0, qp->nres * sizeof(*qp->res));
 	qp->res_next = 0;
@@ -489,6 +490,128 @@ static void rxe_resp_ud(struct rxe_qp *qp, struct sk_buff *skb)
 			 be32_to_cpu(deth->sqp) & RXE_QPN_MASK, IB_WC_GRH);
 }
 
+/*
+ * UC SEND packet (its PSN and position already checked). Returns false when the message is to
+ * be dropped: no receive WQE posted (UC has no RNR), or more data than it holds; the WQE, if
+ * one was taken, stays for the next message. A bad local key in the receive WQE is the
+ * responder's own error: the WQE completes with it and the QP goes to the error state.
+ */
+static bool rxe_uc_send(struct rxe_qp *qp, struct sk_buff *skb)
+{
+	struct rxe_pkt *pkt = rxe_pkt(skb);
+	u32 mask = rxe_opinfo[pkt->opcode].mask;
+
+	if (mask & RXE_FIRST) {
+		if (!qp->rwqe_valid) {
+			if (rxe_fetch_rwqe(qp, &qp->rwqe))
+				return false;
+			qp->rwqe_valid = true;
+		}
+		qp->recv_off = 0;
+		qp->w_cur_sge = 0;
+		qp->w_sge_off = 0;
+	}
+	if (pkt->paylen > qp->rwqe.length - qp->recv_off)
+		return false;
+	if (rxe_sgl_copy(qp, qp->rwqe.sge, qp->rwqe.num_sge, &qp->w_cur_sge, &qp->w_sge_off,
+			 rxe_payload(skb), pkt->paylen, true)) {
+		rxe_post_recv_wc(qp, IB_WC_LOC_PROT_ERR, IB_WC_RECV, 0, NULL, 0, 0);
+		rxe_qp_error(qp);
+		return false;
+	}
+	qp->recv_off += pkt->paylen;
+	if (mask & RXE_LAST)
+		rxe_post_recv_wc(qp, IB_WC_SUCCESS, IB_WC_RECV, qp->recv_off, skb,
+				 qp->attr.dest_qp_num, 0);
+	return true;
+}
+
+/*
+ * UC RDMA WRITE packet. Returns false when the message is to be dropped: no remote write
+ * access on the QP, an rkey that does not give it, a length that does not add up, or (with
+ * immediate data) no receive WQE. As for RC, the MR is looked up again for every packet.
+ */
+static bool rxe_uc_write(struct rxe_qp *qp, struct sk_buff *skb)
+{
+	struct rxe_pkt *pkt = rxe_pkt(skb);
+	u32 mask = rxe_opinfo[pkt->opcode].mask;
+	struct rxe_mr *mr;
+
+	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_WRITE))
+		return false;
+	if (mask & RXE_FIRST) {
+		struct rxe_reth *reth = rxe_ext(skb, RXE_EXT_RETH);
+
+		qp->w_rkey = be32_to_cpu(reth->rkey);
+		qp->w_va = be64_to_cpu(reth->va);
+		qp->w_resid = be32_to_cpu(reth->len);
+		qp->w_total = qp->w_resid;
+		if (!rxe_rkey_ok(qp, qp->w_rkey, IB_ACCESS_REMOTE_WRITE, qp->w_va, qp->w_resid))
+			return false;
+	}
+	if (pkt->paylen > qp->w_resid || ((mask & RXE_LAST) && pkt->paylen != qp->w_resid))
+		return false;
+	if ((mask & RXE_IMMDT) && !qp->rwqe_valid) {
+		if (rxe_fetch_rwqe(qp, &qp->rwqe))
+			return false;
+		qp->rwqe_valid = true;
+	}
+	if (pkt->paylen) {
+		mr = rxe_mr_get(qp->dev, qp->ib.pd, qp->w_rkey, true, IB_ACCESS_REMOTE_WRITE,
+				qp->w_va, pkt->paylen);
+		if (!mr)
+			return false;
+		if (rxe_mr_copy(mr, qp->w_va, rxe_payload(skb), pkt->paylen, true)) {
+			rxe_mr_put(mr);
+			return false;
+		}
+		rxe_mr_put(mr);
+		qp->w_va += pkt->paylen;
+		qp->w_resid -= pkt->paylen;
+	}
+	if ((mask & RXE_LAST) && (mask & RXE_IMMDT))
+		rxe_post_recv_wc(qp, IB_WC_SUCCESS, IB_WC_RECV_RDMA_WITH_IMM, qp->w_total, skb,
+				 qp->attr.dest_qp_num, 0);
+	return true;
+}
+
+/*
+ * UC responder (the IBA's unreliable connected service): nothing is acknowledged, NAKed or
+ * retried. A FIRST or ONLY packet starts a message whatever its PSN (the expected PSN follows
+ * it); a MIDDLE or LAST packet must carry the next PSN of the message in progress, else that
+ * message is dropped silently (a lost or reordered packet) and the responder waits for the
+ * next FIRST or ONLY. Remote errors drop the message too; the QP stays where it is.
+ */
+static void rxe_resp_uc(struct rxe_qp *qp, struct sk_buff *skb)
+{
+	struct rxe_pkt *pkt = rxe_pkt(skb);
+	u32 mask = rxe_opinfo[pkt->opcode].mask;
+	u32 kind = mask & (RXE_SEND | RXE_WRITE);
+	bool ok;
+
+	if (mask & RXE_FIRST) {
+		qp->uc_msg = 0;		/* a message in progress is lost */
+		qp->w_resid = 0;
+	} else if (qp->uc_msg != kind || pkt->psn != qp->resp_psn) {
+		rxe_dbg_qp(qp, "UC psn %u (expected %u) out of a message: dropped\n", pkt->psn,
+			   qp->resp_psn);
+		goto drop;
+	}
+	qp->resp_psn = rxe_psn_add(pkt->psn, 1);
+	if (!(mask & RXE_LAST) && pkt->paylen != qp->mtu)
+		goto drop;
+	ok = kind == RXE_SEND ? rxe_uc_send(qp, skb) : rxe_uc_write(qp, skb);
+	if (!ok)
+		goto drop;
+	qp->uc_msg = (mask & RXE_LAST) ? 0 : kind;
+	if (mask & RXE_LAST)
+		qp->msn++;
+	return;
+drop:
+	qp->uc_msg = 0;
+	qp->w_resid = 0;
+}
+
 /* Handle one request packet addressed to this QP. Consumes the skb. */
 void rxe_responder(struct rxe_qp *qp, struct sk_buff *skb)
 {
@@ -498,8 +621,12 @@ void rxe_responder(struct rxe_qp *qp, struct sk_buff *skb)
 	bool ok;
 	int diff;
 
-	if (qp->ib.qp_type != IB_QPT_RC) {
+	if (rxe_qp_is_ud(qp)) {
 		rxe_resp_ud(qp, skb);
+		goto out;
+	}
+	if (qp->ib.qp_type == IB_QPT_UC) {
+		rxe_resp_uc(qp, skb);
 		goto out;
 	}
 	diff = rxe_psn_diff(pkt->psn, qp->resp_psn);

@@ -669,7 +669,7 @@ static void rxe_qp_run(struct rxe_qp *qp, enum rxe_run how)
 		u32 mask = rxe_opinfo[rxe_pkt(skb)->opcode].mask;
 
 		if (qp->state < IB_QPS_RTR || qp->state == IB_QPS_ERR ||
-		    (qp->ib.qp_type == IB_QPT_RC && !rxe_pkt_from_peer(&qp->av, skb)))
+		    (rxe_qp_is_conn(qp) && !rxe_pkt_from_peer(&qp->av, skb)))
 			kfree_skb(skb);
 		else if (mask & RXE_REQ)
 			rxe_responder(qp, skb);
@@ -796,6 +796,7 @@ int rxe_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init, struct ib_ud
 
 	switch (init->qp_type) {
 	case IB_QPT_RC:
+	case IB_QPT_UC:
 	case IB_QPT_UD:
 		break;
 	case IB_QPT_GSI:
@@ -1116,6 +1117,9 @@ static int rxe_post_one(struct rxe_qp *qp, const struct ib_send_wr *wr)
 		return -ENOMEM;
 	if (wr->num_sge < 0 || wr->num_sge > qp->sq_max_sge)
 		return -EINVAL;
+	/* An opcode the QP's type does not have (READ on UC, WRITE on UD) is refused here. */
+	if (!rxe_wr_opcode_ok(qp, wr->opcode))
+		return -EINVAL;
 	w = rxe_queue_slot(&qp->sq, prod);
 	memset(w, 0, sizeof(*w));
 	w->wr.wr_id = wr->wr_id;
@@ -1138,7 +1142,7 @@ static int rxe_post_one(struct rxe_qp *qp, const struct ib_send_wr *wr)
 		break;
 	case IB_WR_SEND:
 	case IB_WR_SEND_WITH_IMM:
-		if (qp->ib.qp_type != IB_QPT_RC) {
+		if (rxe_qp_is_ud(qp)) {
 			w->wr.wr.ud.remote_qpn = ud_wr(wr)->remote_qpn;
 			w->wr.wr.ud.remote_qkey = ud_wr(wr)->remote_qkey;
 			w->wr.wr.ud.ah_num = to_rah(ud_wr(wr)->ah)->ah_num;
@@ -1147,13 +1151,9 @@ static int rxe_post_one(struct rxe_qp *qp, const struct ib_send_wr *wr)
 	case IB_WR_SEND_WITH_INV:
 	case IB_WR_LOCAL_INV:
 		/* The key is in ex.invalidate_rkey, copied above with the union. */
-		if (qp->ib.qp_type != IB_QPT_RC)
-			return -EINVAL;
 		break;
 	case IB_WR_REG_MR:
 		/* This ring is the kernel's own (never mapped), so it may hold the ib_mr. */
-		if (qp->ib.qp_type != IB_QPT_RC)
-			return -EINVAL;
 		w->wr.wr.reg.mr = reg_wr(wr)->mr;
 		w->wr.wr.reg.key = reg_wr(wr)->key;
 		w->wr.wr.reg.access = reg_wr(wr)->access;
