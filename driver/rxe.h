@@ -35,6 +35,8 @@
 #define RXE_MAX_SRQ		0x4000
 #define RXE_MAX_SRQ_WR		0x4000
 #define RXE_MAX_RD_ATOMIC	128
+#define RXE_MAX_MCAST_GRP	8192	/* multicast groups of a device */
+#define RXE_MAX_MCAST_QP_ATTACH	56	/* UD QPs attached to one group */
 #define RXE_MAX_MSG		0x80000000u
 #define RXE_GID_TBL_LEN		1024
 #define RXE_MIN_QPN		16
@@ -89,6 +91,9 @@ struct rxe_dev {
 	u32			next_mr;
 	u32			next_ah;
 	spinlock_t		atomic_lock;	/* serialises responder atomics */
+	struct list_head	mcgs;		/* multicast groups (rxe_mcast.c), RCU */
+	struct mutex		mcg_lock;	/* attach/detach; takes the RTNL inside */
+	u32			n_mcg;
 	/* objects in use, held to the limits query_device reports */
 	atomic_t		n_pd, n_cq, n_srq, n_qp, n_mr;
 	enum ib_port_state	port_state;
@@ -368,6 +373,7 @@ struct rxe_qp {
 	struct timer_list	retry_timer;
 	struct timer_list	rnr_timer;
 	bool			dying;		/* under rxq.lock: no more packets queued */
+	u32			n_mcast;	/* multicast groups attached (dev->mcg_lock) */
 	bool			user;
 	bool			sig_all;
 	bool			sq_flush_pending;
@@ -509,6 +515,14 @@ enum rxe_src {
 	RXE_SRC_LOCAL_RUN,	/* looped back by a top-level run: its user QP may run nested */
 };
 void rxe_rcv(struct rxe_dev *dev, struct sk_buff *skb, enum rxe_src src);
+bool rxe_qp_queue_rx(struct rxe_qp *qp, struct sk_buff *skb);
+
+/* rxe_mcast.c */
+int rxe_attach_mcast(struct ib_qp *ibqp, union ib_gid *mgid, u16 mlid);
+int rxe_detach_mcast(struct ib_qp *ibqp, union ib_gid *mgid, u16 mlid);
+void rxe_mcast_qp_gone(struct rxe_qp *qp);
+int rxe_mcast_deliver(struct rxe_dev *dev, struct sk_buff *skb);
+void rxe_mcast_cleanup(struct rxe_dev *dev);
 bool rxe_pkt_from_peer(const struct rxe_addr *av, struct sk_buff *skb);
 
 /* rxe_mr.c */

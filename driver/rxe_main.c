@@ -21,6 +21,7 @@ static void rxe_dealloc_driver(struct ib_device *ib)
 	struct rxe_dev *dev = to_rdev(ib);
 
 	WARN_ON(!xa_empty(&dev->qps));
+	rxe_mcast_cleanup(dev);
 	xa_destroy(&dev->qps);
 	xa_destroy(&dev->mrs);
 	xa_destroy(&dev->ahs);
@@ -41,6 +42,7 @@ static const struct ib_device_ops rxe_dev_ops = {
 	.alloc_mr = rxe_alloc_mr,
 	.alloc_pd = rxe_alloc_pd,
 	.alloc_ucontext = rxe_alloc_ucontext,
+	.attach_mcast = rxe_attach_mcast,
 	.create_ah = rxe_create_ah,
 	.create_cq = rxe_compat_create_cq,
 	.create_qp = rxe_create_qp,
@@ -54,6 +56,7 @@ static const struct ib_device_ops rxe_dev_ops = {
 	.destroy_cq = rxe_destroy_cq,
 	.destroy_qp = rxe_destroy_qp,
 	.destroy_srq = rxe_destroy_srq,
+	.detach_mcast = rxe_detach_mcast,
 	.get_dev_fw_str = rxe_get_dev_fw_str,
 	.get_dma_mr = rxe_get_dma_mr,
 	.get_hw_stats = rxe_get_hw_stats,
@@ -111,6 +114,8 @@ static int rxe_newlink(const char *name, struct net_device *ndev)
 	xa_init_flags(&dev->ahs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	dev->next_qpn = RXE_MIN_QPN;
 	spin_lock_init(&dev->atomic_lock);
+	INIT_LIST_HEAD(&dev->mcgs);
+	mutex_init(&dev->mcg_lock);
 	dev->port_state = IB_PORT_DOWN;
 
 	dev->ib.node_type = RDMA_NODE_IB_CA;

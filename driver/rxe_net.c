@@ -238,7 +238,10 @@ static int rxe_send6(struct rxe_dev *dev, struct net *net, const struct rxe_addr
 	skb_dst_set(skb, dst);
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
 	skb->dev = dst->dev;
-	err = ip6_local_out(net, rxe_sock6 ? rxe_sock6->sk : NULL, skb);
+	/* Multicast: no socket, so the stack loops a copy back to this host's members (a UDP
+	 * tunnel socket has multicast loopback off). */
+	err = ip6_local_out(net, ipv6_addr_is_multicast(&av->daddr.v6) ? NULL :
+			    rxe_sock6 ? rxe_sock6->sk : NULL, skb);
 	return net_xmit_eval(err) ? -EAGAIN : 0;
 }
 
@@ -288,7 +291,13 @@ static int __rxe_pkt_send(struct rxe_dev *dev, const struct rxe_addr *av, u16 sp
 	rxe_set_icrc(skb);
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 	skb->dev = rt->dst.dev;
-	err = ip_local_out(net, rxe_sock4 ? rxe_sock4->sk : NULL, skb);
+	/*
+	 * A multicast packet goes out without the socket: setup_udp_tunnel_sock() turned its
+	 * multicast loopback off, and the stack's loopback copy is how this host's own members
+	 * (QPs attached to the group, rxe_mcast.c) get it.
+	 */
+	err = ip_local_out(net, ipv4_is_multicast(av->daddr.v4) ? NULL :
+			   rxe_sock4 ? rxe_sock4->sk : NULL, skb);
 	return net_xmit_eval(err) ? -EAGAIN : 0;
 }
 
@@ -389,15 +398,21 @@ void rxe_rcv(struct rxe_dev *dev, struct sk_buff *skb, enum rxe_src src)
 	}
 
 	rcu_read_lock();
+	if (pkt->qpn == RXE_QPN_MASK && (info->mask & RXE_UD)) {
+		/* the multicast QPN: a copy to every QP attached to the destination's group */
+		int n = rxe_mcast_deliver(dev, skb);
+
+		rcu_read_unlock();
+		if (!n)
+			goto drop;
+		atomic64_add(n, &dev->stats[RXE_CNT_RCVD_PKTS]);
+		kfree_skb(skb);
+		return;
+	}
 	qp = xa_load(&dev->qps, pkt->qpn);
 	if (qp) {
 		if (rxe_qp_takes(qp, info->mask)) {
-			spin_lock_bh(&qp->rxq.lock);
-			if (!qp->dying && skb_queue_len(&qp->rxq) < RXE_RXQ_MAX) {
-				__skb_queue_tail(&qp->rxq, skb);
-				queued = true;
-			}
-			spin_unlock_bh(&qp->rxq.lock);
+			queued = rxe_qp_queue_rx(qp, skb);
 			if (queued && src == RXE_SRC_LOCAL_RUN && qp->user) {
 				atomic_inc(&qp->runners);	/* before the RCU grace period */
 				run = true;
@@ -424,6 +439,20 @@ void rxe_rcv(struct rxe_dev *dev, struct sk_buff *skb, enum rxe_src src)
 drop:
 	rxe_counter_inc(dev, RXE_CNT_RCVD_DROPPED);
 	kfree_skb(skb);
+}
+
+/* Queue a received packet to @qp; false (not queued) when it is dying or its queue is full. */
+bool rxe_qp_queue_rx(struct rxe_qp *qp, struct sk_buff *skb)
+{
+	bool queued = false;
+
+	spin_lock_bh(&qp->rxq.lock);
+	if (!qp->dying && skb_queue_len(&qp->rxq) < RXE_RXQ_MAX) {
+		__skb_queue_tail(&qp->rxq, skb);
+		queued = true;
+	}
+	spin_unlock_bh(&qp->rxq.lock);
+	return queued;
 }
 
 static int rxe_udp_encap_recv(struct sock *sk, struct sk_buff *skb)

@@ -39,6 +39,9 @@ int rxe_query_device(struct ib_device *ib, struct ib_device_attr *a, struct ib_u
 	a->max_srq = RXE_MAX_SRQ;
 	a->max_srq_wr = RXE_MAX_SRQ_WR - 1;
 	a->max_srq_sge = RXE_MAX_SGE;
+	a->max_mcast_grp = RXE_MAX_MCAST_GRP;
+	a->max_mcast_qp_attach = RXE_MAX_MCAST_QP_ATTACH;
+	a->max_total_mcast_qp_attach = RXE_MAX_MCAST_GRP * RXE_MAX_MCAST_QP_ATTACH;
 	a->max_pkeys = 1;
 	a->local_ca_ack_delay = 15;
 	return 0;
@@ -1083,7 +1086,8 @@ int rxe_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	WRITE_ONCE(qp->dying, true);
 	spin_unlock_bh(&qp->rxq.lock);
 	xa_erase(&qp->dev->qps, ibqp->qp_num);
-	synchronize_rcu();
+	rxe_mcast_qp_gone(qp);
+	synchronize_rcu();	/* no receive (by QPN or by group) still holds the QP */
 	/* Nested runs counted themselves inside an RCU read section: wait for them to end. */
 	wait_var_event(&qp->runners, !atomic_read(&qp->runners));
 	rxe_timer_stop_sync(&qp->retry_timer);
