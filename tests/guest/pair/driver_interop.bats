@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Wire compatibility of the bundled rdma_rxe with the kernel's stock one: guest a loads the
 # bundled driver, guest b the stock rdma_rxe, and unmodified verbs programs run between them in
-# both directions (so each driver is requester and responder).  Small counts: TCG guests.
+# both directions (so each driver is requester and responder), UC and UD multicast included.
+# Small counts: TCG guests.
 
 bats_require_minimum_version 1.5.0
 load ../lib
@@ -37,6 +38,41 @@ teardown_file() {
 
 @test "ibv_ud_pingpong between the bundled and the stock driver" {
 	between ud b ibv_ud_pingpong -d rxe0 -g "$(gid_index)" -n 20 -s 1024
+}
+
+@test "ibv_uc_pingpong (UC) with 4 KiB checked messages, in both directions" {
+	between uc1 b ibv_uc_pingpong -d rxe0 -g "$(gid_index)" -n 50 -s 4096 -c
+	between uc2 a ibv_uc_pingpong -d rxe0 -g "$(gid_index)" -n 50 -s 4096 -c
+}
+
+# mckey_between NAME SENDER_ROLE: mckey receives on the other guest, then SENDER_ROLE's guest
+# sends 10 datagrams to the group; the receiver must get all of them.
+mckey_between() {
+	local name=$1 sender=$2 rcv rc=0
+	barrier "$name-start"
+	if [ "$VM_ROLE" != "$sender" ]; then
+		mckey -m 239.1.1.9 -b "$VM_SELF_IP" -C 10 > "$BATS_TEST_TMPDIR/rcv.out" 2>&1 &
+		rcv=$!
+		sleep 3
+		touch "$VM_SHARED/$name-listening"
+		timeout 120 tail --pid="$rcv" -f /dev/null || { kill "$rcv"; rc=1; }
+		wait "$rcv" || rc=$?
+		echo "receiver (exit $rc): $(cat "$BATS_TEST_TMPDIR/rcv.out")"
+		grep -q 'data transfers complete' "$BATS_TEST_TMPDIR/rcv.out" || rc=1
+	else
+		while [ ! -e "$VM_SHARED/$name-listening" ]; do sleep 0.5; done
+		sleep 1
+		run timeout 60 mckey -m 239.1.1.9 -b "$VM_SELF_IP" -C 10 -s
+		echo "sender (exit $status): $output"
+		rc=$status
+	fi
+	barrier "$name-done"
+	return "$rc"
+}
+
+@test "mckey (UD multicast over the RDMA CM): the bundled driver sends to the stock one, and back" {
+	mckey_between mc1 a
+	mckey_between mc2 b
 }
 
 @test "ib_write_bw: the bundled driver writes into the stock one" {
