@@ -15,12 +15,13 @@ setup_file() {
 	export HDR=/usr/src/linux-headers-$KVER
 	[ -d "$HDR" ] || HDR=/var/cache/rxectl-vm/headers/$KVER/usr/src/linux-headers-$KVER
 	[ -d "$HDR" ] || skip "no headers for $KVER in the guest (run tests/vm/kernel-row fetch on the host)"
-	# DKMS builds with the compiler that built the kernel (its CONFIG_CC_VERSION_TEXT). The guest's
-	# root is the host's: a row that tests/vm/rows builds in an mmdebstrap root (newest: a newer
-	# gcc than the host's) cannot be built by DKMS here, whose make would stop at "gcc-N: not found".
+	# DKMS builds with the compiler that built the kernel (its CONFIG_CC_VERSION_TEXT). A row that
+	# tests/vm/rows builds in an mmdebstrap root (newest: a newer gcc than the host's) cannot be
+	# built by DKMS in a guest on the host's root, whose make would stop at "gcc-N: not found":
+	# there the guest's root must be that build root (vm-run's RXE_VM_GUEST_ROOT=build).
 	CC=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\([^ ]*\).*/\1/p' "$HDR/.config")
 	command -v "${CC:-gcc}" >/dev/null ||
-		skip "$KVER was built with $CC, which this guest (the host's root) does not have"
+		skip "$KVER was built with $CC, which this guest's root does not have (run it with RXE_VM_GUEST_ROOT=build)"
 	export VER=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$TOP/driver/dkms.conf")
 	STOCK=$(find "/lib/modules/$KVER/kernel" -name 'rdma_rxe.ko*' | head -n1)
 	export STOCK

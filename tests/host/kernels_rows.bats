@@ -171,3 +171,45 @@ R
 	[ $(((last - first) / 1000000000)) -ge 2 ]
 	[[ "$output" == *"newest kver-of-newest: 5 passed, 0 failed, 0 skipped"* ]]
 }
+
+@test "RXE_VM_GUEST_ROOT is host or build, build only on a row with a build root and in a plain guest: exit 2 before any slot" {
+	# both guest slots held: a run that got as far as the slot queue would wait until timeout (124)
+	export RXE_VM_SLOT_DIR=$BATS_TEST_TMPDIR/slots
+	mkdir -p "$RXE_VM_SLOT_DIR"
+	exec 8>"$RXE_VM_SLOT_DIR/0" 9>"$RXE_VM_SLOT_DIR/1"
+	flock 8; flock 9
+	RXE_VM_GUEST_ROOT=chroot run timeout 30 "$TOP/tests/vm/vm-run" -- true
+	[ "$status" = 2 ]
+	[[ "$output" == *"RXE_VM_GUEST_ROOT is 'host' (the default) or 'build', not 'chroot'"* ]]
+	for r in 6.1 6.1-cloud 6.12 6.12-cloud; do
+		RXE_VM_GUEST_ROOT=build RXE_VM_KERNEL=$r run timeout 30 "$TOP/tests/vm/vm-run" -- true
+		[ "$status" = 2 ]
+		[[ "$output" == *"row $r is built on the host's root, which its guests boot already; a build root as the guest's root is for the rows with one: newest (tests/vm/rows)"* ]]
+	done
+	RXE_VM_GUEST_ROOT=build run timeout 30 "$TOP/tests/vm/vm-run" -- true # the default row
+	[ "$status" = 2 ]
+	[[ "$output" == *"row 6.1 is built on the host's root"* ]]
+	RXE_VM_GUEST_ROOT=build RXE_VM_KERNEL=newest run timeout 30 "$TOP/tests/vm/vm-run" --systemd -- true
+	[ "$status" = 2 ]
+	[[ "$output" == *"RXE_VM_GUEST_ROOT=build boots plain guests only"* ]]
+	run "$KR" guest-root no-such-row
+	[ "$status" = 2 ]
+	[[ "$output" == *"'no-such-row' is not a test bed row"* ]]
+}
+
+@test "guest-root: the row's build root once it has the guest's packages; when installing them fails, exit 1 and where to look" {
+	# a cache whose newest row is fetched and whose build root exists, but is no real root
+	export RXE_VM_CACHE=$BATS_TEST_TMPDIR/cache
+	C=$RXE_VM_CACHE
+	mkdir -p "$C/rows" "$C/headers/9.9.9-fake/" "$C/9.9.9-fake" "$C/build-roots/unstable"
+	echo 9.9.9-fake > "$C/rows/newest"
+	touch "$C/headers/9.9.9-fake/.done" "$C/9.9.9-fake/.prepared-v7" "$C/build-roots/unstable/.has-9.9.9-fake"
+	run "$KR" guest-root newest
+	[ "$status" = 1 ]
+	[[ "$output" == *"installing dkms bats iproute2 busybox in the unstable build root failed (see $C/build-roots/unstable.guest.log)"* ]]
+	touch "$C/build-roots/unstable/.guest-v1"
+	run -0 "$KR" guest-root newest
+	[ "$output" = "$C/build-roots/unstable" ]
+	run -0 "$KR" guest-root 9.9.9-fake # the row's kernel version names it too
+	[ "$output" = "$C/build-roots/unstable" ]
+}
