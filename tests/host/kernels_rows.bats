@@ -125,6 +125,10 @@ S
 	done
 	RXE_CHECK_KERNELS_FULL=1 run -0 "$TOP/tests/vm/check-kernels" --list 6.12
 	[[ "$output" == *driver_verbs.bats*driver_interop.bats*kernels_dkms.bats*cli_up.bats*diag_doctor.bats* ]]
+	# DKMS on newest (gcc-16) in a guest whose root is its build root; on the others the host's
+	RXE_CHECK_KERNELS_FULL=1 run -0 "$TOP/tests/vm/check-kernels" --list
+	[ "$(echo "$output" | grep -o '[^ ]*@build-root' | tr '\n' ' ')" = "tests/guest/kernels_dkms.bats@build-root " ]
+	[[ "$(echo "$output" | awk '$1 == "newest"')" == *" tests/guest/kernels_dkms.bats@build-root" ]]
 }
 
 # check-kernels in a copy of the tree whose run-all and kernel-row are fakes: no download, no guest
@@ -137,13 +141,14 @@ fake_check_kernels_tree() {
 case $1 in
 list) printf '%s\n' "6.1 k61 yes" "6.1-cloud k61c no" "6.12 k612 yes" "6.12-cloud k612c no" "newest k72 yes" ;;
 stock-rxe) case $2 in *-cloud) echo no ;; *) echo yes ;; esac ;;
+build-root) case $2 in newest) echo unstable ;; *) echo host ;; esac ;;
 kver) echo "kver-of-$2" ;;
 fetch) ;;
 esac
 K
 	cat > "$F/tests/run-all" <<'R'
 #!/bin/bash
-echo "$RXE_VM_KERNEL start $(date +%s%N)" >> "$(dirname "$0")/../starts"
+echo "$RXE_VM_KERNEL start $(date +%s%N) ${RXE_VM_GUEST_ROOT:-host} $*" >> "$(dirname "$0")/../starts"
 sleep 2
 echo "vm-run: guest time 7 s, slot wait 0 s"
 echo "vm-run: guest time 5 s, slot wait 3 s"
@@ -212,4 +217,19 @@ R
 	[ "$output" = "$C/build-roots/unstable" ]
 	run -0 "$KR" guest-root 9.9.9-fake # the row's kernel version names it too
 	[ "$output" = "$C/build-roots/unstable" ]
+}
+
+@test "check-kernels runs DKMS on newest in a second run-all with the build root as the guest's root, and adds up both" {
+	fake_check_kernels_tree
+	RXE_CHECK_KERNELS_FULL=1 run -0 "$F/tests/vm/check-kernels" --serial newest 6.12-cloud
+	# newest: everything else on the host's root, then kernels_dkms alone on its build root
+	[ "$(awk '$1 == "newest" { print $4 }' "$F/starts" | tr '\n' ' ')" = "host build " ]
+	[ "$(awk '$1 == "newest" && $4 == "build" { $1 = $2 = $3 = $4 = ""; print }' "$F/starts" | xargs)" = tests/guest/kernels_dkms.bats ]
+	[[ "$(awk '$1 == "newest" && $4 == "host"' "$F/starts")" != *kernels_dkms* ]]
+	# 6.12-cloud (built with the host's gcc): one run-all, DKMS in it
+	[ "$(awk '$1 == "6.12-cloud" { print $4 }' "$F/starts")" = host ]
+	[[ "$(awk '$1 == "6.12-cloud"' "$F/starts")" == *kernels_dkms* ]]
+	# the fake run-all passes one test a file: 9 + 1 on newest, two runs of 2 guests' time each
+	[[ "$output" == *"newest kver-of-newest: 10 passed, 0 failed, 0 skipped ("*" s wall, 24 s of guest time)"* ]]
+	[[ "$output" == *"row newest, with its build root as the guest's root"* ]]
 }
