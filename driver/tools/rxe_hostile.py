@@ -18,6 +18,10 @@ UDP 4791 for what the victim answers; INFO is the victim.info file rxe_victim wr
                                  foreign va and an old PSN never used (both must be ignored),
                                  then an rkey guessing loop on an old PSN (one remote-access
                                  NAK, then silence, never data); touch DIR/go
+  uc SRC DST INFO DIR            UC SENDs to a UC victim (rxe_victim uc): a message with a lost
+                                 MIDDLE, a lone MIDDLE, a lone LAST (all to be dropped), an ONLY
+                                 at a new PSN, a FIRST+LAST, then a message whose LAST comes
+                                 before its MIDDLE (dropped); touch DIR/go. The victim judges.
 Exit 0 when the victim answered as a safe responder must, 1 (with the step) when not.
 """
 import os
@@ -30,6 +34,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from rxe_fuzz import icrc  # noqa: E402
 
 OP_WRITE_FIRST, OP_READ_REQ, OP_ACK = 0x06, 0x0c, 0x11
+UC_FIRST, UC_MIDDLE, UC_LAST, UC_ONLY = 0x20, 0x21, 0x22, 0x24
 READ_RESP = {0x0d, 0x0e, 0x0f, 0x10}
 _ipid = [0x1234]
 _dir = []  # DIR, once known
@@ -169,10 +174,35 @@ def read(src, dst, info, d):
     touch(d, 'go')
 
 
+def uc(src, dst, info, d):
+    qpn, _, _, psn, _ = info
+    p = Peer(dst)
+    mtu = 1024  # the victim's path MTU
+    # a message whose MIDDLE is lost: FIRST, then LAST two PSNs on
+    p.send(src, UC_FIRST, qpn, psn, payload=b'X' * mtu)
+    p.send(src, UC_LAST, qpn, psn + 2, payload=b'X' * 10)
+    # a MIDDLE and a LAST of no message
+    p.send(src, UC_MIDDLE, qpn, psn + 3, payload=b'X' * mtu)
+    p.send(src, UC_LAST, qpn, psn + 4, payload=b'X' * 5)
+    # whole messages at a PSN the victim never saw: ONLY, then FIRST + LAST
+    p.send(src, UC_ONLY, qpn, 2000, payload=b'O' * 100)
+    p.send(src, UC_FIRST, qpn, 2001, payload=b'F' * mtu)
+    p.send(src, UC_LAST, qpn, 2002, payload=b'L' * 50)
+    # reordered: FIRST, LAST, MIDDLE
+    p.send(src, UC_FIRST, qpn, 2003, payload=b'Y' * mtu)
+    p.send(src, UC_LAST, qpn, 2005, payload=b'Y' * 7)
+    p.send(src, UC_MIDDLE, qpn, 2004, payload=b'Y' * mtu)
+    got = p.recv(1)
+    if got:
+        fail(f"a UC responder answered: {got}")
+    print("UC packets sent; no answer came back (UC acknowledges nothing)")
+    touch(d, 'go')
+
+
 def main():
-    if len(sys.argv) < 2 or sys.argv[1] not in ('write-first', 'spoof', 'read'):
+    if len(sys.argv) < 2 or sys.argv[1] not in ('write-first', 'spoof', 'read', 'uc'):
         sys.exit(__doc__)
-    n = {'write-first': 4, 'spoof': 5, 'read': 4}[sys.argv[1]]
+    n = {'write-first': 4, 'spoof': 5, 'read': 4, 'uc': 4}[sys.argv[1]]
     args = sys.argv[2:]
     if len(args) != n:
         print(__doc__, file=sys.stderr)
@@ -182,8 +212,8 @@ def main():
     _dir.append(args[-1])
     with open(info_path) as f:
         info = [int(x) for x in f.read().split()]
-    {'write-first': write_first, 'spoof': spoof, 'read': read}[sys.argv[1]](*args[:-2], info,
-                                                                          args[-1])
+    {'write-first': write_first, 'spoof': spoof, 'read': read, 'uc': uc}[sys.argv[1]](
+        *args[:-2], info, args[-1])
 
 
 if __name__ == '__main__':

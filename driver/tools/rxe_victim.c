@@ -11,6 +11,10 @@
  *   spoof   (a SEND of 16 bytes was posted before victim.info) fail if that SEND completed
  *           by DIR/go; then touch DIR/checked and wait up to 20 s for it to complete well
  *   state   print the QP state ("state ERR", "state RTS", ...)
+ *   uc      the QP is UC (write access only) with 4 receives of 4 KiB posted before
+ *           victim.info; after DIR/go, exactly two messages must have arrived, in the first
+ *           two receives: 100 bytes of 'O', then 1024 of 'F' and 50 of 'L' (rxe_hostile.py uc:
+ *           every message with a lost or reordered packet dropped), and the QP still in RTS
  * Exit 0 when the mode behaved, 1 with a message when not, 2 on bad usage.
  */
 #include <arpa/inet.h>
@@ -86,17 +90,18 @@ int main(int argc, char **argv)
 	char path[4096], tmp[4096];
 	uint8_t *buf;
 	FILE *f;
-	int i, gidx, n;
+	int i, gidx, n, uc;
 
 	if (argc != 6 || inet_pton(AF_INET, argv[3], &peer) != 1) {
-		fprintf(stderr, "usage: rxe_victim DEVICE GID_INDEX PEER_IPV4 DIR dereg|spoof|state\n");
+		fprintf(stderr, "usage: rxe_victim DEVICE GID_INDEX PEER_IPV4 DIR dereg|spoof|state|uc\n");
 		return 2;
 	}
 	gidx = atoi(argv[2]);
 	dir = argv[4];
 	mode = argv[5];
-	if (strcmp(mode, "dereg") && strcmp(mode, "spoof") && strcmp(mode, "state")) {
-		fprintf(stderr, "rxe_victim: unknown mode %s (dereg, spoof or state)\n", mode);
+	if (strcmp(mode, "dereg") && strcmp(mode, "spoof") && strcmp(mode, "state") &&
+	    strcmp(mode, "uc")) {
+		fprintf(stderr, "rxe_victim: unknown mode %s (dereg, spoof, state or uc)\n", mode);
 		return 2;
 	}
 	list = ibv_get_device_list(&n);
@@ -110,7 +115,8 @@ int main(int argc, char **argv)
 	if (!pd || !cq)
 		die("alloc_pd/create_cq");
 	init.send_cq = init.recv_cq = cq;
-	init.qp_type = IBV_QPT_RC;
+	uc = !strcmp(mode, "uc");
+	init.qp_type = uc ? IBV_QPT_UC : IBV_QPT_RC;
 	init.cap.max_send_wr = init.cap.max_recv_wr = 4;
 	init.cap.max_send_sge = init.cap.max_recv_sge = 1;
 	qp = ibv_create_qp(pd, &init);
@@ -126,8 +132,8 @@ int main(int argc, char **argv)
 
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = 1;
-	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-			    IBV_ACCESS_REMOTE_ATOMIC;
+	a.qp_access_flags = uc ? IBV_ACCESS_REMOTE_WRITE : IBV_ACCESS_REMOTE_WRITE |
+			    IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
 			  IBV_QP_ACCESS_FLAGS))
 		die("modify INIT");
@@ -146,7 +152,8 @@ int main(int argc, char **argv)
 	a.ah_attr.grh.hop_limit = 64;
 	a.ah_attr.port_num = 1;
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+			  IBV_QP_RQ_PSN |
+			  (uc ? 0 : IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER)))
 		die("modify RTR");
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
@@ -155,9 +162,19 @@ int main(int argc, char **argv)
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.max_rd_atomic = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
-			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC))
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+			  (uc ? 0 : IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			   IBV_QP_MAX_QP_RD_ATOMIC)))
 		die("modify RTS");
+
+	for (i = 0; uc && i < 4; i++) {
+		struct ibv_sge sge = { .addr = (uintptr_t)buf + 16384 + i * 8192, .length = 4096,
+				       .lkey = mr->lkey };
+		struct ibv_recv_wr rwr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 }, *rbad;
+
+		if (ibv_post_recv(qp, &rwr, &rbad))
+			die("post_recv");
+	}
 
 	if (!strcmp(mode, "spoof")) {
 		struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = 16, .lkey = mr->lkey };
@@ -215,6 +232,44 @@ int main(int argc, char **argv)
 			usleep(10000);
 		}
 		die("the peer's own ACK did not complete the SEND either: the test cannot tell");
+	}
+	if (uc) {
+		static const struct { uint32_t len; char c1; uint32_t n1; char c2; } want[2] = {
+			{ 100, 'O', 100, 0 }, { 1074, 'F', 1024, 'L' } };
+		double end = now() + 3;
+		int got = 0;
+
+		while (now() < end) {
+			n = ibv_poll_cq(cq, 1, &wc);
+			if (n <= 0) {
+				usleep(10000);
+				continue;
+			}
+			if (got >= 2)
+				die("a third message arrived (wr_id %llu, %u bytes): one with a lost or "
+				    "reordered packet was not dropped", (unsigned long long)wc.wr_id,
+				    wc.byte_len);
+			if (wc.status != IBV_WC_SUCCESS || wc.wr_id != (uint64_t)got ||
+			    wc.byte_len != want[got].len)
+				die("message %d: %s, wr_id %llu, %u bytes; wanted success, wr_id %d, %u "
+				    "bytes", got, ibv_wc_status_str(wc.status),
+				    (unsigned long long)wc.wr_id, wc.byte_len, got, want[got].len);
+			for (i = 0; i < (int)want[got].len; i++) {
+				char c = i < (int)want[got].n1 ? want[got].c1 : want[got].c2;
+
+				if (buf[16384 + got * 8192 + i] != (uint8_t)c)
+					die("message %d: byte %d is 0x%02x, wanted '%c'", got, i,
+					    buf[16384 + got * 8192 + i], c);
+			}
+			got++;
+		}
+		if (got != 2)
+			die("%d of the 2 whole messages arrived", got);
+		if (ibv_query_qp(qp, &a, IBV_QP_STATE, &qi))
+			die("query_qp");
+		printf("uc: the 2 whole messages arrived in receives 0 and 1, the 3 broken ones were "
+		       "dropped; state %s\n", state_name(a.qp_state));
+		return a.qp_state == IBV_QPS_RTS ? 0 : 1;
 	}
 	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &qi))
 		die("query_qp");

@@ -89,6 +89,11 @@ attack() {
 	[ "$VICTIM_OUT" = "state ERR" ]
 }
 
+@test "UC: a message with a lost or reordered packet, or a lone MIDDLE/LAST, is dropped silently; whole messages land" {
+	attack uc uc "$PEER" "$SELF"
+	[[ "$VICTIM_OUT" == *"3 broken ones were dropped; state RTS" ]]
+}
+
 @test "the kernel log has no WARNING, BUG, Oops, refcount or lockdep message" {
 	run dmesg
 	! grep -E 'WARNING|BUG|Oops|refcount|lockdep|circular locking|general protection|hung_task' <<<"$output"
