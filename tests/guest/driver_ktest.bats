@@ -8,7 +8,8 @@
 # while stored (the test deletes the address behind the GID, then everything is used and
 # destroyed, and the device removed: no refcount warning, no GID entry leak); fast-register MRs
 # (ib_alloc_mr, ib_map_mr_sg, IB_WR_REG_MR, IB_WR_LOCAL_INV, key generations, SEND with
-# Invalidate and its refusals: rxe_ktest_frmr.c). The stock rdma_rxe runs the same module last,
+# Invalidate and its refusals: rxe_ktest_frmr.c); UC/UD opcodes refused at post time and
+# LAST_WQE_REACHED on a kernel SRQ QP (rxe_ktest_verbs.c). The stock rdma_rxe runs the same module last,
 # as a reference (its results are printed, not judged).
 #   tests/run-all tests/guest/driver_ktest.bats
 
@@ -127,6 +128,14 @@ ktest_release() {
 		"$BATS_FILE_TMPDIR/bundled.log"
 	run grep -c 'rxe_ktest: ok frmr-send-inv-foreign-pd' "$BATS_FILE_TMPDIR/bundled.log"
 	[ "$output" = 2 ]
+}
+
+@test "bundled: a kernel UC QP refuses RDMA READ and atomics at post time, a UD QP RDMA WRITE" {
+	grep 'rxe_ktest: ok post-refused' "$BATS_FILE_TMPDIR/bundled.log"
+}
+
+@test "bundled: a kernel QP on an SRQ moved to ERR raises LAST_WQE_REACHED once, in process context" {
+	grep 'rxe_ktest: ok last-wqe-kernel: .*handler in process context' "$BATS_FILE_TMPDIR/bundled.log"
 }
 
 @test "bundled: a QP and an AH keep the sgid_attr of a GID whose address goes away" {

@@ -48,4 +48,7 @@ int kt_post_recv(struct kt_qp *e);
 int kt_frmr(void);
 void kt_frmr_put(void);
 
+/* rxe_ktest_verbs.c: UC/UD post-time refusals, LAST_WQE_REACHED on a kernel SRQ QP */
+int kt_verbs(void);
+
 #endif /* RXE_KTEST_H */

@@ -17,6 +17,8 @@
  *   sgid-setup          (held_gid) an RC QP and a UD AH on GID M; the test then deletes the
  *                       address behind M, and rmmod uses and destroys them (sgid-teardown)
  *   frmr-*              fast-register MRs, local and remote invalidation: rxe_ktest_frmr.c
+ *   post-refused, last-wqe-kernel   UC/UD refusals at post time, LAST_WQE_REACHED on an SRQ
+ *                       QP: rxe_ktest_verbs.c
  */
 #include <linux/delay.h>
 #include <linux/etherdevice.h>
@@ -503,7 +505,7 @@ static int __init rxe_ktest_init(void)
 	pr_info("rxe_ktest: testing %s, GID %d, held GID %d\n", dev, gid, held_gid);
 
 	kt_dma_remote();
-	err = kt_handlers() ?: kt_app_err() ?: kt_frmr();
+	err = kt_handlers() ?: kt_app_err() ?: kt_frmr() ?: kt_verbs();
 	if (err) {
 		/* A handler never returned: the driver deadlocked; nothing can be freed safely. */
 		pr_err("rxe_ktest: FAIL deadlock: leaving every object in place\n");

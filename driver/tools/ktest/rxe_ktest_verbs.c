@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rxe_ktest_verbs.c - rxe_ktest's cases for the verbs a kernel ULP uses beyond RC (issue 11):
+ *   post-refused      a kernel UC QP refuses RDMA READ and atomics at post time (EINVAL, the
+ *                     WR reported back as bad), a UD QP refuses RDMA WRITE; a UC SEND is taken
+ *   last-wqe-kernel   a kernel RC QP on an SRQ moved to ERR raises IB_EVENT_QP_LAST_WQE_REACHED
+ *                     once, to its event handler in process context (what a kernel target that
+ *                     drains an SRQ QP waits for); a QP without an SRQ raises none
+ */
+#include <linux/delay.h>
+#include <linux/slab.h>
+#include "rxe_ktest.h"
+
+/* Post one WR of @opcode on @qp; the error, and whether bad_wr named it. */
+static int kt_post_op(struct ib_qp *qp, enum ib_wr_opcode opcode, bool *named)
+{
+	struct ib_rdma_wr rw = { .wr = { .wr_id = 9, .opcode = opcode }, .remote_addr = 0x1000,
+				 .rkey = 0x1234 };
+	struct ib_atomic_wr aw = { .wr = { .wr_id = 9, .opcode = opcode }, .remote_addr = 0x1000,
+				   .rkey = 0x1234 };
+	const struct ib_send_wr *wr, *bad = NULL;
+	int err;
+
+	wr = (opcode == IB_WR_ATOMIC_CMP_AND_SWP || opcode == IB_WR_ATOMIC_FETCH_AND_ADD) ?
+	     &aw.wr : &rw.wr;
+	err = ib_post_send(qp, wr, &bad);
+	*named = bad == wr;
+	return err;
+}
+
+static void kt_post_refused(void)
+{
+	struct kt_qp uc = {}, ud = {};
+	bool n1 = false, n2 = false, n3 = false, n4 = false;
+	int e1 = 0, e2 = 0, e3 = 0, e4 = 0, err;
+
+	err = kt_qp_create_pd(&uc, IB_QPT_UC, pd) ?: kt_qp_create_pd(&ud, IB_QPT_UD, pd);
+	if (err) {
+		report(false, "post-refused", "creating a UC and a UD QP: %d", err);
+		goto out;
+	}
+	e1 = kt_post_op(uc.qp, IB_WR_RDMA_READ, &n1);
+	e2 = kt_post_op(uc.qp, IB_WR_ATOMIC_FETCH_AND_ADD, &n2);
+	e3 = kt_post_op(ud.qp, IB_WR_RDMA_WRITE, &n3);
+	e4 = kt_post_op(uc.qp, IB_WR_SEND, &n4);
+	report(e1 == -EINVAL && n1 && e2 == -EINVAL && n2 && e3 == -EINVAL && n3 && !e4,
+	       "post-refused", "UC READ %d%s, UC fetch-and-add %d%s, UD WRITE %d%s (want -22, "
+	       "named), UC SEND %d (want 0)", e1, n1 ? " named" : "", e2, n2 ? " named" : "",
+	       e3, n3 ? " named" : "", e4);
+out:
+	kt_qp_destroy(&uc);
+	kt_qp_destroy(&ud);
+}
+
+struct kt_lw {
+	struct completion ev;
+	atomic_t last_wqe, other;
+	bool sleepable;
+};
+
+static void kt_lw_event(struct ib_event *ev, void *ctx)
+{
+	struct kt_lw *lw = ctx;
+
+	if (ev->event == IB_EVENT_QP_LAST_WQE_REACHED) {
+		atomic_inc(&lw->last_wqe);
+		lw->sleepable = preemptible();
+	} else {
+		atomic_inc(&lw->other);
+	}
+	complete(&lw->ev);
+}
+
+/* An RC QP on @srq (or none) with its own CQ, moved RESET -> INIT -> ERR. */
+static struct ib_qp *kt_lw_qp(struct ib_cq *cq, struct ib_srq *srq, struct kt_lw *lw)
+{
+	struct ib_qp_init_attr qa = { .event_handler = kt_lw_event, .qp_context = lw,
+				      .send_cq = cq, .recv_cq = cq, .srq = srq,
+				      .qp_type = IB_QPT_RC, .sq_sig_type = IB_SIGNAL_ALL_WR };
+	struct ib_qp_attr a = { .qp_state = IB_QPS_INIT, .port_num = 1 };
+	struct ib_qp *qp;
+
+	qa.cap.max_send_wr = 4;
+	qa.cap.max_send_sge = 1;
+	qa.cap.max_recv_wr = srq ? 0 : 4;
+	qa.cap.max_recv_sge = srq ? 0 : 1;
+	qp = ib_create_qp(pd, &qa);
+	if (IS_ERR(qp))
+		return qp;
+	if (ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT |
+			 IB_QP_ACCESS_FLAGS)) {
+		ib_destroy_qp(qp);
+		return ERR_PTR(-EINVAL);
+	}
+	a.qp_state = IB_QPS_ERR;
+	ib_modify_qp(qp, &a, IB_QP_STATE);
+	return qp;
+}
+
+static void kt_last_wqe(void)
+{
+	struct ib_srq_init_attr sa = { .attr = { .max_wr = 8, .max_sge = 1 } };
+	struct ib_cq_init_attr ca = { .cqe = 16 };
+	struct kt_lw lw = {}, lw2 = {};
+	struct ib_qp *qp = NULL, *qp2 = NULL;
+	struct ib_srq *srq;
+	struct ib_cq *cq;
+	bool got;
+
+	init_completion(&lw.ev);
+	init_completion(&lw2.ev);
+	cq = ib_create_cq(ibdev, NULL, NULL, NULL, &ca);
+	if (IS_ERR(cq)) {
+		report(false, "last-wqe-kernel", "ib_create_cq: %ld", PTR_ERR(cq));
+		return;
+	}
+	srq = ib_create_srq(pd, &sa);
+	if (IS_ERR(srq)) {
+		report(false, "last-wqe-kernel", "ib_create_srq: %ld", PTR_ERR(srq));
+		goto out_cq;
+	}
+	qp = kt_lw_qp(cq, srq, &lw);
+	qp2 = kt_lw_qp(cq, NULL, &lw2);
+	if (IS_ERR(qp) || IS_ERR(qp2)) {
+		report(false, "last-wqe-kernel", "QPs: %d %d", PTR_ERR_OR_ZERO(qp),
+		       PTR_ERR_OR_ZERO(qp2));
+		goto out;
+	}
+	got = wait_for_completion_timeout(&lw.ev, KT_WAIT);
+	msleep(500);	/* a second event, or one for the QP without an SRQ, would come by now */
+	report(got && atomic_read(&lw.last_wqe) == 1 && !atomic_read(&lw.other) && lw.sleepable &&
+	       !atomic_read(&lw2.last_wqe) && !atomic_read(&lw2.other), "last-wqe-kernel",
+	       "SRQ QP: LAST_WQE_REACHED %d (want 1), other events %d, handler in %s context; "
+	       "QP without an SRQ: LAST_WQE_REACHED %d (want 0)", atomic_read(&lw.last_wqe),
+	       atomic_read(&lw.other), lw.sleepable ? "process" : "atomic",
+	       atomic_read(&lw2.last_wqe));
+out:
+	if (!IS_ERR_OR_NULL(qp))
+		ib_destroy_qp(qp);
+	if (!IS_ERR_OR_NULL(qp2))
+		ib_destroy_qp(qp2);
+	ib_destroy_srq(srq);
+out_cq:
+	ib_destroy_cq(cq);
+}
+
+int kt_verbs(void)
+{
+	kt_post_refused();
+	kt_last_wqe();
+	return 0;
+}
