@@ -93,6 +93,38 @@ teardown() {
 	[ -z "$(failed_units)" ]
 }
 
+@test "a device the sandboxed unit created carries RDMA CM off the host: no IP filter on the kernel's sockets the unit's process makes" {
+	# The kernel's rdma_rxe (6.1) gives each QP, the CM's QP1 too, a UDP socket made by whoever
+	# creates it: QP1's is made by `rdma link add`, i.e. by rxe@.service's process, and inherits
+	# that unit's cgroup. IPAddressDeny=any on the unit (as once shipped) dropped every packet of
+	# those sockets: send_err grew by millions, the CM's request never left, and an `rxectl ping`
+	# that gave up hung in the kernel (cm_destroy_id) for good. Loopback never shows it: rxe
+	# delivers to its own addresses without the IP stack, so the packet goes to a neighbour.
+	make_veth rxg0 198.51.100.41
+	systemctl start rxe@rxg0.service
+	wait_active rxg0 "$BOUND"
+	local dev pid c s0 s1 e
+	dev=$(devs_on rxg0 | cut -d: -f1)
+	c=/sys/class/infiniband/$dev/ports/1/hw_counters
+	ip neigh replace 198.51.100.99 lladdr 02:00:00:00:00:99 dev rxg0 nud permanent
+	s0=$(cat "$c/sent_pkts")
+	"$RXECTL" ping 198.51.100.99 --timeout 3 > "$BATS_FILE_TMPDIR/ping.out" 2>&1 &
+	pid=$!
+	sleep 6
+	s1=$(cat "$c/sent_pkts") e=$(cat "$c/send_err")
+	echo "# $dev (created by the unit): sent_pkts $s0 -> $s1, send_err $e" >&3
+	[ "$e" = 0 ]
+	[ "$s1" -gt "$s0" ]	# the CM's request left through the unit-made QP1 socket
+	# nobody answers 198.51.100.99: ping gives up and exits, it does not hang destroying its CM id
+	for _ in $(seq 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+	! kill -0 "$pid" 2>/dev/null
+	run -1 wait "$pid"
+	cat "$BATS_FILE_TMPDIR/ping.out"
+	systemctl stop rxe@rxg0.service
+	ip link del rxg0
+	settle
+}
+
 @test "the netdev going away while the unit's start still runs stops it cleanly (SIGTERM), inactive, not failed" {
 	make_veth rxg0 198.51.100.41
 	# a start that takes long, to delete the netdev in the middle of it for sure
