@@ -58,11 +58,12 @@ nvme_disk() {
 	echo "/dev/$d"
 }
 
-# nvme_rdma_connect [OPTION...]: nvme connect -t rdma to ULP_NQN on VM_SELF_IP (with OPTIONs), and
+# nvme_rdma_connect [OPTION...]: nvme connect -t rdma to ULP_NQN on ULP_TARGET_IP (default
+# VM_SELF_IP; a pair sets the peer's) with OPTIONs, and
 # wait up to 20 s for its namespace's block device; prints nvme's output.
 nvme_rdma_connect() {
 	modprobe nvme-rdma || return 1
-	timeout 120 nvme connect -t rdma -a "$VM_SELF_IP" -s 4420 -n "$ULP_NQN" \
+	timeout 120 nvme connect -t rdma -a "${ULP_TARGET_IP:-$VM_SELF_IP}" -s 4420 -n "$ULP_NQN" \
 		--hostnqn "nqn.2014-08.org.nvmexpress:uuid:$(cat /proc/sys/kernel/random/uuid)" "$@" ||
 		return 1
 	for _ in $(seq 100); do nvme_disk >/dev/null && return 0; sleep 0.2; done
@@ -70,7 +71,8 @@ nvme_rdma_connect() {
 	return 1
 }
 
-# nfsrdma_export SIZE_MB: nfsd exports a tmpfs of SIZE_MB at ULP_NFS_EXPORT to VM_SELF_IP and
+# nfsrdma_export SIZE_MB: nfsd exports a tmpfs of SIZE_MB at ULP_NFS_EXPORT to ULP_NFS_CLIENT
+# (default VM_SELF_IP; a pair's server sets its peer's) and
 # listens for RDMA on ULP_NFS_PORT. NFSv4 only (no rpcbind, no statd), with a 10-s grace period
 # (the first OPEN would wait 90 s).
 nfsrdma_export() {
@@ -79,14 +81,15 @@ nfsrdma_export() {
 	mkdir -p "$ULP_NFS_EXPORT" "$ULP_NFS_MNT" &&
 	mount -t tmpfs -o size="$1"m tmpfs "$ULP_NFS_EXPORT" &&
 	echo 10 > /proc/fs/nfsd/nfsv4gracetime && echo 10 > /proc/fs/nfsd/nfsv4leasetime &&
-	exportfs -o rw,no_root_squash,insecure,fsid=0 "$VM_SELF_IP/32:$ULP_NFS_EXPORT" &&
+	exportfs -o rw,no_root_squash,insecure,fsid=0 "${ULP_NFS_CLIENT:-$VM_SELF_IP}/32:$ULP_NFS_EXPORT" &&
 	rpc.mountd -N 3 &&
 	rpc.nfsd -N 3 --rdma="$ULP_NFS_PORT" 2
 }
 
-# nfsrdma_mount: NFSv4.2 over RDMA from the guest's own nfsd at ULP_NFS_MNT.
+# nfsrdma_mount: NFSv4.2 over RDMA from the nfsd at ULP_TARGET_IP (default: the guest's own) at
+# ULP_NFS_MNT.
 nfsrdma_mount() {
-	timeout 120 mount -t nfs -o vers=4.2,proto=rdma,port="$ULP_NFS_PORT" "$VM_SELF_IP:/" "$ULP_NFS_MNT"
+	timeout 120 mount -t nfs -o vers=4.2,proto=rdma,port="$ULP_NFS_PORT" "${ULP_TARGET_IP:-$VM_SELF_IP}:/" "$ULP_NFS_MNT"
 }
 
 # nfsrdma_stop: unmount, stop nfsd and mountd, drop the export and its tmpfs.
