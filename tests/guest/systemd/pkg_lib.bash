@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-# Helpers shared by the package tests in systemd guests (tests/guest/systemd/pkg_*.bats; load with
-# `load pkg_lib`).
+# Helpers shared by the package tests in systemd guests (tests/guest/systemd/pkg_*.bats and
+# tests/guest/systemd/pair/pkg_*.bats; load with `load pkg_lib` or `load ../pkg_lib`).
 
 # The bed's NIC: systemd guests boot with net.ifnames=0, so it is eth0 and guest-run has given it
 # this guest's address (tests/vm/guest-run). Found as the netdev with a PCI device all the same
