@@ -146,6 +146,9 @@ drop_roce() { # an nft rule dropping inbound UDP 4791 (RoCE v2)
 	[ "$status" = 0 ]
 	echo "# a: teardown run: $((SECONDS - t0)) s, changed=$(recap "$output"): $(took "$output")" >&3
 	[ "$(recap "$output")" -gt 0 ]
+	# the listener the first run started (it kept the device open, so its deletion would wait) is gone
+	grep -A1 "TASK \\[rxectl : Stop the pair ping listener this role started\\]" <<< "$output" | grep -q "changed: \\[guest\\]"
+	! pgrep -f "rxectl ping --listen"
 	[ -z "$(devs_on "$NIC")" ]
 	run systemctl is-enabled "rxe@$NIC.service"
 	[ "$output" != enabled ]
