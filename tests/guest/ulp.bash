@@ -71,6 +71,22 @@ nvme_rdma_connect() {
 	return 1
 }
 
+# nvme_roundtrip PATTERN MIB LABEL: MIB MiB of random bytes into PATTERN, written to the connected
+# namespace with O_DIRECT and read back and compared; the times go to fd 3 (bats) as "# LABEL...".
+nvme_roundtrip() {
+	local p=$1 mib=$2 label=$3 disk start back=$1.back
+	disk=$(nvme_disk) || return 1
+	head -c "${mib}M" /dev/urandom > "$p"
+	start=$(date +%s.%N)
+	timeout 600 dd if="$p" of="$disk" bs=1M oflag=direct conv=fsync status=none || return 1
+	echo "# ${label}write: $mib MiB in $(secs "$start") s" >&3
+	start=$(date +%s.%N)
+	timeout 600 dd if="$disk" of="$back" bs=1M count="$mib" iflag=direct status=none || return 1
+	echo "# ${label}read: $mib MiB in $(secs "$start") s" >&3
+	cmp "$p" "$back" || return 1
+	rm -f "$back"
+}
+
 # nfsrdma_export SIZE_MB: nfsd exports a tmpfs of SIZE_MB at ULP_NFS_EXPORT to ULP_NFS_CLIENT
 # (default VM_SELF_IP; a pair's server sets its peer's) and
 # listens for RDMA on ULP_NFS_PORT. NFSv4 only (no rpcbind, no statd), with a 10-s grace period

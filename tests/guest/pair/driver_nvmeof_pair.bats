@@ -72,18 +72,9 @@ pairing() {
 # transfer NAME: b writes MIB MiB of random bytes through the fabric and reads them back; a finds
 # them on its null_blk.
 transfer() {
-	local name=$1 p="$BATS_FILE_TMPDIR/pattern" back="$BATS_FILE_TMPDIR/back" disk start
+	local name=$1 p="$BATS_FILE_TMPDIR/pattern"
 	if [ "$VM_ROLE" = b ]; then
-		disk=$(nvme_disk)
-		head -c "${MIB}M" /dev/urandom > "$p"
-		start=$(date +%s.%N)
-		timeout 600 dd if="$p" of="$disk" bs=1M oflag=direct conv=fsync status=none
-		echo "# $name: write $MIB MiB in $(secs "$start") s" >&3
-		start=$(date +%s.%N)
-		timeout 600 dd if="$disk" of="$back" bs=1M count="$MIB" iflag=direct status=none
-		echo "# $name: read $MIB MiB in $(secs "$start") s" >&3
-		cmp "$p" "$back"
-		rm -f "$back"
+		nvme_roundtrip "$p" "$MIB" "$name: "
 		sha256sum < "$p" > "$VM_SHARED/$name-sum"
 	fi
 	barrier "$name-written"
