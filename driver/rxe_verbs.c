@@ -1193,9 +1193,19 @@ static int rxe_post_one(struct rxe_qp *qp, const struct ib_send_wr *wr)
 int rxe_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr, const struct ib_send_wr **bad)
 {
 	struct rxe_qp *qp = to_rqp(ibqp);
+	enum ib_qp_state state = READ_ONCE(qp->state);
 	unsigned long flags;
 	int err = 0;
 
+	/*
+	 * As stock 6.1: the send queue takes work from RTS on (RTS, SQD, and ERR, which flushes);
+	 * before it (RESET, INIT, RTR) a post is EINVAL, the first WR named as bad. A user QP
+	 * hears it from the doorbell: ibv_post_send returns EINVAL.
+	 */
+	if (state == IB_QPS_RESET || state == IB_QPS_INIT || state == IB_QPS_RTR) {
+		*bad = wr;
+		return -EINVAL;
+	}
 	if (qp->user) {
 		/*
 		 * Doorbell from the provider (uverbs: process context, and the QP cannot be
@@ -1223,7 +1233,8 @@ int rxe_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr, const struct 
 	struct rxe_qp *qp = to_rqp(ibqp);
 	int err;
 
-	if (qp->srq) {
+	/* As stock 6.1: a QP in RESET, or one on an SRQ, takes no receive. */
+	if (qp->srq || READ_ONCE(qp->state) == IB_QPS_RESET) {
 		*bad = wr;
 		return -EINVAL;
 	}
