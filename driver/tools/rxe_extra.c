@@ -24,6 +24,9 @@
  *                   leaves the group; attaching a unicast GID, or detaching a QP that is not
  *                   attached, is EINVAL
  *   mcast-rc        attaching an RC QP to a group is EINVAL
+ *   post-state      as stock 6.1: ibv_post_send on a QP in RESET, INIT or RTR returns EINVAL
+ *                   (the doorbell refuses it); in RTS a WRITE completes; a QP moved back to
+ *                   RESET refuses again; a QP in ERR takes the send and flushes it
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -92,8 +95,8 @@ static void make_qp(int i, enum ibv_qp_type type, int cqe)
 		die("create_qp: %s", strerror(errno));
 }
 
-/* Connect QP @i to QP @peer (RC or UC) through the loopback GID. */
-static void connect_qp(int i, int peer)
+/* Move QP @i towards QP @peer (RC or UC) through the loopback GID, up to state @upto. */
+static void connect_upto(int i, int peer, enum ibv_qp_state upto)
 {
 	int rc = qp[i]->qp_type == IBV_QPT_RC;
 	struct ibv_qp_attr a = {};
@@ -107,6 +110,8 @@ static void connect_qp(int i, int peer)
 	if (ibv_modify_qp(qp[i], &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
 			  IBV_QP_ACCESS_FLAGS))
 		die("modify INIT: %s", strerror(errno));
+	if (upto == IBV_QPS_INIT)
+		return;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;
 	a.path_mtu = IBV_MTU_1024;
@@ -123,6 +128,8 @@ static void connect_qp(int i, int peer)
 			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
 			  (rc ? IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER : 0)))
 		die("modify RTR: %s", strerror(errno));
+	if (upto == IBV_QPS_RTR)
+		return;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	a.timeout = 14;
@@ -134,6 +141,12 @@ static void connect_qp(int i, int peer)
 			  (rc ? IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
 			   IBV_QP_MAX_QP_RD_ATOMIC : 0)))
 		die("modify RTS: %s", strerror(errno));
+}
+
+/* Connect QP @i to QP @peer (RC or UC) through the loopback GID: RTS. */
+static void connect_qp(int i, int peer)
+{
+	connect_upto(i, peer, IBV_QPS_RTS);
 }
 
 static void set_state(int i, enum ibv_qp_state st)
@@ -738,6 +751,60 @@ static int t_mcast_rc(void)
 	return 0;
 }
 
+/* ibv_post_send of one signalled RDMA WRITE on QP @i: its return value (an errno or 0). */
+static int try_post(int i, uint64_t wr_id)
+{
+	struct ibv_sge s = { (uintptr_t)buf, 64, mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = wr_id, .sg_list = &s, .num_sge = 1,
+				  .opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED }, *bad;
+
+	wr.wr.rdma.remote_addr = (uintptr_t)buf + 8192;
+	wr.wr.rdma.rkey = mr->rkey;
+	return ibv_post_send(qp[i], &wr, &bad);
+}
+
+static void refused_in(int i, const char *state)
+{
+	int err = try_post(i, 99);
+
+	if (err != EINVAL)
+		die("ibv_post_send on a QP in %s: %s, wanted EINVAL", state,
+		    err ? strerror(err) : "success");
+}
+
+/* QPs 0 and 1 connected (RC); QP 2 (RC) in RESET. */
+static void rc_pair_and_one(void)
+{
+	make_qp(0, IBV_QPT_RC, 64);
+	make_qp(1, IBV_QPT_RC, 64);
+	make_qp(2, IBV_QPT_RC, 64);
+	connect_qp(0, 1);
+	connect_qp(1, 0);
+}
+
+static int t_post_state(void)
+{
+	int err;
+
+	refused_in(2, "RESET");
+	connect_upto(2, 1, IBV_QPS_INIT);
+	refused_in(2, "INIT");
+	connect_upto(2, 1, IBV_QPS_RTR);
+	refused_in(2, "RTR");
+	expect_no_wc(2, 200);
+	if ((err = try_post(0, 1)))
+		die("ibv_post_send in RTS: %s", strerror(err));
+	expect_wc(0, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, 1);
+	set_state(0, IBV_QPS_RESET);
+	refused_in(0, "RESET (moved back from RTS)");
+	expect_no_wc(0, 200);
+	set_state(1, IBV_QPS_ERR);
+	if ((err = try_post(1, 2)))
+		die("ibv_post_send in ERR: %s, wanted success (then a flush)", strerror(err));
+	expect_wc(1, IBV_WC_WR_FLUSH_ERR, IBV_WC_RDMA_WRITE, 2);
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	void (*setup)(void);
@@ -752,6 +819,7 @@ static const struct {
 	{ "uc-read", uc_pair, t_uc_read },
 	{ "mcast", ud_pair3, t_mcast },
 	{ "mcast-rc", rc_pair_small_cq, t_mcast_rc },
+	{ "post-state", rc_pair_and_one, t_post_state },
 };
 
 int main(int argc, char **argv)

@@ -5,7 +5,8 @@
 # use_srq=1 carrying NVMe I/O), ibv_resize_cq, UC QPs (rdma-core's ibv_uc_pingpong, and
 # rxe_extra for WRITE, the silent drops and the refused READ), UD multicast (rdma-core's mckey
 # over the RDMA CM, and rxe_extra through ibv_attach_mcast); then a clean kernel log. The stock
-# rdma_rxe runs the same rxe_extra cases last, as a reference (printed, not judged).
+# rdma_rxe runs the same rxe_extra cases last, as a reference (printed, not judged, but for
+# post-state: which QP states refuse ibv_post_send, where the bundled driver claims stock's rules).
 #   tests/run-all tests/guest/driver_extra.bats
 
 bats_require_minimum_version 1.5.0
@@ -71,6 +72,10 @@ extra() {
 
 @test "UC: an RDMA READ completes with a local QP operation error" {
 	extra uc-read
+}
+
+@test "as stock: ibv_post_send on a QP in RESET, INIT or RTR, or moved back to RESET, is EINVAL; in ERR it flushes" {
+	extra post-state
 }
 
 @test "ibv_uc_pingpong (unmodified) moves 4 KiB UC messages and checks them" {
@@ -140,10 +145,14 @@ extra() {
 	modprobe rdma_rxe
 	[[ "$(cat /sys/module/rdma_rxe/version 2>/dev/null)" != rxectl-bundled-* ]]
 	rdma link add rxe0 type rxe netdev eth0
-	for t in last-wqe last-wqe-fault last-wqe-no-srq resize-cq uc-data uc-drop uc-read mcast mcast-rc; do
+	for t in last-wqe last-wqe-fault last-wqe-no-srq resize-cq uc-data uc-drop uc-read mcast mcast-rc \
+		post-state; do
 		run timeout 60 "$BATS_FILE_TMPDIR/rxe_extra" rxe0 "$(gid_index)" "$t"
 		echo "# stock $t: exit $status: $(tr '\n' ' ' <<<"$output")" >&3
 	done
+	# The bundled driver's post-state case claims stock's behaviour: stock must pass it too.
+	run timeout 60 "$BATS_FILE_TMPDIR/rxe_extra" rxe0 "$(gid_index)" post-state
+	[ "${lines[-1]}" = "ok post-state" ]
 	timeout 120 rdma link del rxe0
 	rmmod rdma_rxe
 }

@@ -9,8 +9,9 @@
 # destroyed, and the device removed: no refcount warning, no GID entry leak); fast-register MRs
 # (ib_alloc_mr, ib_map_mr_sg, IB_WR_REG_MR, IB_WR_LOCAL_INV, key generations, SEND with
 # Invalidate and its refusals: rxe_ktest_frmr.c); UC/UD opcodes refused at post time and
-# LAST_WQE_REACHED on a kernel SRQ QP (rxe_ktest_verbs.c). The stock rdma_rxe runs the same module last,
-# as a reference (its results are printed, not judged).
+# LAST_WQE_REACHED on a kernel SRQ QP, the QP states that refuse posts (rxe_ktest_verbs.c). The
+# stock rdma_rxe runs the same module last, as a reference (its results are printed, not judged,
+# but for post-state, where the bundled driver claims stock's rules).
 #   tests/run-all tests/guest/driver_ktest.bats
 
 bats_require_minimum_version 1.5.0
@@ -134,6 +135,10 @@ ktest_release() {
 	grep 'rxe_ktest: ok post-refused' "$BATS_FILE_TMPDIR/bundled.log"
 }
 
+@test "bundled, as stock: a kernel QP refuses a send in RESET and INIT and a receive in RESET (EINVAL), again when moved back to RESET" {
+	grep 'rxe_ktest: ok post-state' "$BATS_FILE_TMPDIR/bundled.log"
+}
+
 @test "bundled: a kernel QP on an SRQ moved to ERR raises LAST_WQE_REACHED once, in process context" {
 	grep 'rxe_ktest: ok last-wqe-kernel: .*handler in process context' "$BATS_FILE_TMPDIR/bundled.log"
 }
@@ -165,4 +170,6 @@ ktest_release() {
 	# It ran to its end: every case reported (a deadlock would stop it).
 	grep -q 'rxe_ktest: \(ok\|FAIL\) app-err-flush' <<<"$KTEST_LOG"
 	grep -q 'rxe_ktest: \(ok\|FAIL\) frmr-send-inv-foreign-pd' <<<"$KTEST_LOG"
+	# The bundled driver claims stock's post-time state rules: stock must pass that case too.
+	grep -q 'rxe_ktest: ok post-state' <<<"$KTEST_LOG"
 }

@@ -17,8 +17,8 @@
  *   sgid-setup          (held_gid) an RC QP and a UD AH on GID M; the test then deletes the
  *                       address behind M, and rmmod uses and destroys them (sgid-teardown)
  *   frmr-*              fast-register MRs, local and remote invalidation: rxe_ktest_frmr.c
- *   post-refused, last-wqe-kernel   UC/UD refusals at post time, LAST_WQE_REACHED on an SRQ
- *                       QP: rxe_ktest_verbs.c
+ *   post-refused, post-state, last-wqe-kernel   UC/UD refusals and the QP states that refuse
+ *                       posts at post time, LAST_WQE_REACHED on an SRQ QP: rxe_ktest_verbs.c
  */
 #include <linux/delay.h>
 #include <linux/etherdevice.h>

@@ -6,6 +6,9 @@
  *   last-wqe-kernel   a kernel RC QP on an SRQ moved to ERR raises IB_EVENT_QP_LAST_WQE_REACHED
  *                     once, to its event handler in process context (what a kernel target that
  *                     drains an SRQ QP waits for); a QP without an SRQ raises none
+ *   post-state        as stock 6.1: a send posted on a QP in RESET or INIT is EINVAL (the WR
+ *                     named as bad), a receive in RESET too while INIT takes it; a QP moved
+ *                     back to RESET from RTS (after a SEND went through) refuses both again
  */
 #include <linux/delay.h>
 #include <linux/slab.h>
@@ -50,6 +53,67 @@ static void kt_post_refused(void)
 out:
 	kt_qp_destroy(&uc);
 	kt_qp_destroy(&ud);
+}
+
+/* One SEND and one receive on @qp: their errors, and whether bad_wr named the WR. */
+static void kt_post_both(struct kt_qp *e, int *se, bool *sn, int *re, bool *rn)
+{
+	struct ib_sge sge = { .addr = e->dma, .length = 64, .lkey = pd->local_dma_lkey };
+	struct ib_send_wr swr = { .wr_id = 5, .sg_list = &sge, .num_sge = 1,
+				  .opcode = IB_WR_SEND, .send_flags = IB_SEND_SIGNALED };
+	struct ib_recv_wr rwr = { .wr_id = 6, .sg_list = &sge, .num_sge = 1 };
+	const struct ib_send_wr *sbad = NULL;
+	const struct ib_recv_wr *rbad = NULL;
+
+	*se = ib_post_send(e->qp, &swr, &sbad);
+	*sn = sbad == &swr;
+	*re = ib_post_recv(e->qp, &rwr, &rbad);
+	*rn = rbad == &rwr;
+}
+
+static void kt_post_state(void)
+{
+	struct ib_qp_attr a = { .qp_state = IB_QPS_INIT, .port_num = 1 };
+	int se0 = 0, re0 = 0, se1 = 0, re1 = 0, se2 = 0, re2 = 0, err;
+	bool sn0 = false, rn0 = false, sn1 = false, rn1 = false, sn2 = false, rn2 = false;
+	struct kt_qp x = {}, y = {};
+	struct ib_sge sge;
+	struct ib_send_wr swr = { .wr_id = 7, .sg_list = &sge, .num_sge = 1,
+				  .opcode = IB_WR_SEND, .send_flags = IB_SEND_SIGNALED };
+	bool sent;
+
+	err = kt_qp_create_pd(&x, IB_QPT_RC, pd) ?: kt_qp_create_pd(&y, IB_QPT_RC, pd);
+	if (err) {
+		report(false, "post-state", "creating two RC QPs: %d", err);
+		goto out;
+	}
+	kt_post_both(&x, &se0, &sn0, &re0, &rn0);	/* RESET */
+	err = ib_modify_qp(x.qp, &a, IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT |
+			   IB_QP_ACCESS_FLAGS);
+	if (err) {
+		report(false, "post-state", "modify to INIT: %d", err);
+		goto out;
+	}
+	kt_post_both(&x, &se1, &sn1, &re1, &rn1);	/* INIT: the receive is taken */
+	err = kt_rc_connect(&x, y.qp->qp_num, gid) ?: kt_rc_connect(&y, x.qp->qp_num, gid);
+	sge = (struct ib_sge){ .addr = y.dma, .length = 64, .lkey = pd->local_dma_lkey };
+	err = err ?: ib_post_send(y.qp, &swr, NULL);
+	sent = !err && kt_wait_comps(&x, 1) && kt_wait_comps(&y, 1) &&
+	       x.last_status == IB_WC_SUCCESS && y.last_status == IB_WC_SUCCESS;
+	a.qp_state = IB_QPS_RESET;
+	err = err ?: ib_modify_qp(x.qp, &a, IB_QP_STATE);
+	if (!err)
+		kt_post_both(&x, &se2, &sn2, &re2, &rn2);	/* back in RESET */
+	report(se0 == -EINVAL && sn0 && re0 == -EINVAL && rn0 && se1 == -EINVAL && sn1 && !re1 &&
+	       sent && !err && se2 == -EINVAL && sn2 && re2 == -EINVAL && rn2, "post-state",
+	       "RESET: send %d%s, recv %d%s; INIT: send %d%s, recv %d (want 0); SEND in RTS %s; "
+	       "back in RESET (modify %d): send %d%s, recv %d%s (want -22, named)",
+	       se0, sn0 ? " named" : "", re0, rn0 ? " named" : "", se1, sn1 ? " named" : "", re1,
+	       sent ? "completed" : "FAILED", err, se2, sn2 ? " named" : "", re2,
+	       rn2 ? " named" : "");
+out:
+	kt_qp_destroy(&x);
+	kt_qp_destroy(&y);
 }
 
 struct kt_lw {
@@ -147,6 +211,7 @@ out_cq:
 int kt_verbs(void)
 {
 	kt_post_refused();
+	kt_post_state();
 	kt_last_wqe();
 	return 0;
 }
