@@ -3,6 +3,7 @@
  * rxe_ktest_verbs.c - rxe_ktest's cases for the verbs a kernel ULP uses beyond RC (issue 11):
  *   post-refused      a kernel UC QP refuses RDMA READ and atomics at post time (EINVAL, the
  *                     WR reported back as bad), a UD QP refuses RDMA WRITE; a UC SEND is taken
+ *                     (both QPs in ERR, a state whose send queue takes work)
  *   last-wqe-kernel   a kernel RC QP on an SRQ moved to ERR raises IB_EVENT_QP_LAST_WQE_REACHED
  *                     once, to its event handler in process context (what a kernel target that
  *                     drains an SRQ QP waits for); a QP without an SRQ raises none
@@ -40,6 +41,13 @@ static void kt_post_refused(void)
 	err = kt_qp_create_pd(&uc, IB_QPT_UC, pd) ?: kt_qp_create_pd(&ud, IB_QPT_UD, pd);
 	if (err) {
 		report(false, "post-refused", "creating a UC and a UD QP: %d", err);
+		goto out;
+	}
+	/* In ERR, where the send queue takes (and flushes) work: the refusals are the opcode's. */
+	err = ib_modify_qp(uc.qp, &(struct ib_qp_attr){ .qp_state = IB_QPS_ERR }, IB_QP_STATE) ?:
+	      ib_modify_qp(ud.qp, &(struct ib_qp_attr){ .qp_state = IB_QPS_ERR }, IB_QP_STATE);
+	if (err) {
+		report(false, "post-refused", "moving the UC and UD QPs to ERR: %d", err);
 		goto out;
 	}
 	e1 = kt_post_op(uc.qp, IB_WR_RDMA_READ, &n1);
