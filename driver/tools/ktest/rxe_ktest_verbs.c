@@ -3,7 +3,7 @@
  * rxe_ktest_verbs.c - rxe_ktest's cases for the verbs a kernel ULP uses beyond RC (issue 11):
  *   post-refused      a kernel UC QP refuses RDMA READ and atomics at post time (EINVAL, the
  *                     WR reported back as bad), a UD QP refuses RDMA WRITE; a UC SEND is taken
- *                     (both QPs in ERR, a state whose send queue takes work)
+ *                     (both QPs in ERR through INIT, a state whose send queue takes work)
  *   last-wqe-kernel   a kernel RC QP on an SRQ moved to ERR raises IB_EVENT_QP_LAST_WQE_REACHED
  *                     once, to its event handler in process context (what a kernel target that
  *                     drains an SRQ QP waits for); a QP without an SRQ raises none
@@ -34,6 +34,7 @@ static int kt_post_op(struct ib_qp *qp, enum ib_wr_opcode opcode, bool *named)
 
 static void kt_post_refused(void)
 {
+	struct ib_qp_attr init = { .qp_state = IB_QPS_INIT, .port_num = 1, .qkey = 0x11111111 };
 	struct kt_qp uc = {}, ud = {};
 	bool n1 = false, n2 = false, n3 = false, n4 = false;
 	int e1 = 0, e2 = 0, e3 = 0, e4 = 0, err;
@@ -43,11 +44,17 @@ static void kt_post_refused(void)
 		report(false, "post-refused", "creating a UC and a UD QP: %d", err);
 		goto out;
 	}
-	/* In ERR, where the send queue takes (and flushes) work: the refusals are the opcode's. */
-	err = ib_modify_qp(uc.qp, &(struct ib_qp_attr){ .qp_state = IB_QPS_ERR }, IB_QP_STATE) ?:
+	/*
+	 * In ERR, where the send queue takes (and flushes) work: the refusals are the opcode's.
+	 * RESET -> ERR is not a legal transition (the core refuses it): through INIT.
+	 */
+	err = ib_modify_qp(uc.qp, &init, IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT |
+			   IB_QP_ACCESS_FLAGS) ?:
+	      ib_modify_qp(ud.qp, &init, IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT | IB_QP_QKEY) ?:
+	      ib_modify_qp(uc.qp, &(struct ib_qp_attr){ .qp_state = IB_QPS_ERR }, IB_QP_STATE) ?:
 	      ib_modify_qp(ud.qp, &(struct ib_qp_attr){ .qp_state = IB_QPS_ERR }, IB_QP_STATE);
 	if (err) {
-		report(false, "post-refused", "moving the UC and UD QPs to ERR: %d", err);
+		report(false, "post-refused", "moving the UC and UD QPs to INIT then ERR: %d", err);
 		goto out;
 	}
 	e1 = kt_post_op(uc.qp, IB_WR_RDMA_READ, &n1);
