@@ -1,16 +1,22 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
-# NVMe over Fabrics (RDMA) between the two guests of a pair: guest a is the target (nvmet-rdma
-# exporting a memory-backed null_blk on its address), guest b the initiator (nvme connect -t rdma
-# to a over the wire). Three driver pairings, each: connect, MIB MiB of random bytes written and
-# read back identical and found on a's device, disconnect, unload:
+# Kernel storage over RDMA between the two guests of a pair (the ULPs of tests/guest/ulp.bash).
+# NVMe over Fabrics: guest a is the target (nvmet-rdma exporting a memory-backed null_blk on its
+# address), guest b the initiator (nvme connect -t rdma to a over the wire). Three driver
+# pairings, each: connect, MIB MiB of random bytes written and read back identical and found on
+# a's device, disconnect, unload:
 #   bundled (a) <-> bundled (b)   the bundled driver's own host pair (Debian's cloud kernels)
 #   stock (a)   <-> bundled (b)   and bundled (a) <-> stock (b): the bundled driver against the
 #                                 kernel's rdma_rxe (skipped on kernels without it)
 # On the bundled pair, the wire is cut (netem 100% loss on both guests) for 4 s while b reads:
 # the read resumes and its data are right, or ends with an I/O error, never hangs; no task is
-# blocked in the kernel. The times printed (TCG guests) are not a benchmark: bench/ulp-vs-stock is.
-#   tests/run-all tests/guest/pair/driver_nvmeof_pair.bats
+# blocked in the kernel.
+# NFS over RDMA: a's nfsd exports a tmpfs to b and listens for RDMA (svcrdma, port 20049); b
+# mounts it with proto=rdma (xprtrdma), writes NFS_MIB MiB, a finds them in its file, b reads them
+# back; b unmounts, a stops nfsd, both unload: the same three pairings. The pair's guests are
+# plain ones: nfsd, mountd and exportfs need no systemd (NFSv4 only, as driver_nfsrdma.bats).
+# The times printed (TCG guests) are not a benchmark: bench/ulp-vs-stock is.
+#   tests/run-all tests/guest/pair/driver_ulp_pair.bats
 
 bats_require_minimum_version 1.5.0
 load ../lib
@@ -20,16 +26,19 @@ load ../ulp
 # take in at once, and each lost packet of an NVMe transfer waits out nvme-rdma's retry timeout
 # (~2 s): 64 MiB took 288 s one way over it.
 MIB=8
+NFS_MIB=4
 BAD='WARNING|BUG|Oops|refcount|lockdep|circular locking|general protection|ref leak|hung_task|blocked for more than'
 
 setup_file() {
 	[ -n "${VM_ROLE:-}" ] || skip "not in a pair of test bed guests"
 	local m
-	for m in nvmet nvmet-rdma nvme-rdma null_blk; do
+	for m in nvmet nvmet-rdma nvme-rdma null_blk nfsd nfsv4 rpcrdma; do
 		modinfo "$m" >/dev/null 2>&1 || skip "kernel $(uname -r) has no $m module"
 	done
 	command -v nvme >/dev/null ||
 		{ echo "nvme-cli is not installed: run scripts/setup-deps" >&2; return 1; }
+	command -v rpc.nfsd >/dev/null && command -v mount.nfs >/dev/null ||
+		{ echo "nfs-kernel-server is not installed: run scripts/setup-deps" >&2; return 1; }
 	export ULP_TARGET_IP=$VM_PEER_IP	# b's nvme connect goes to a
 	dmesg -C
 }
@@ -39,7 +48,14 @@ teardown_file() {
 	nvme disconnect -n "$ULP_NQN" >/dev/null 2>&1 || true
 	nvmet_unexport >/dev/null 2>&1 || true
 	modprobe -r nvme-rdma 2>/dev/null || true
+	umount -f "$ULP_NFS_MNT" 2>/dev/null || true
+	rpc.nfsd 0 2>/dev/null || true
+	exportfs -ua 2>/dev/null || true
+	pkill -x rpc.mountd 2>/dev/null || true
+	umount /proc/fs/nfsd "$ULP_NFS_EXPORT" 2>/dev/null || true
+	modprobe -r nfsv4 nfsd 2>/dev/null || true
 	rdma link del rxe0 2>/dev/null || true
+	modprobe -r rpcrdma 2>/dev/null || true
 	rmmod rdma_rxe 2>/dev/null || true
 }
 
@@ -167,6 +183,69 @@ unpair() {
 	pairing bs bundled stock
 	transfer bs
 	unpair bs
+}
+
+# nfs_pairing NAME DRIVER_A DRIVER_B: both guests load their driver (bundled|stock) and put rxe0
+# on eth0; a's nfsd exports a tmpfs to b over RDMA, b mounts it, writes NFS_MIB MiB of random
+# bytes, a finds them in its file, b reads them back identical; b unmounts, a stops nfsd, both
+# unload every module they used.
+nfs_pairing() {
+	local name=$1 mine p="$BATS_FILE_TMPDIR/nfs-pattern" start
+	[ "$VM_ROLE" = a ] && mine=$2 || mine=$3
+	barrier "$name-begin"
+	RXE_ULP_DRIVER=$mine ulp_driver
+	echo "# $name: guest $VM_ROLE runs $mine rdma_rxe ($(cat /sys/module/rdma_rxe/version 2>/dev/null || uname -r))" >&3
+	if [ "$VM_ROLE" = a ]; then
+		ULP_NFS_CLIENT=$VM_PEER_IP nfsrdma_export $((NFS_MIB * 2))
+		grep -qx "rdma $ULP_NFS_PORT" /proc/fs/nfsd/portlist
+		touch "$VM_SHARED/$name-exported"
+	else
+		for _ in $(seq 600); do [ -e "$VM_SHARED/$name-exported" ] && break; sleep 0.5; done
+		modprobe rpcrdma
+		mkdir -p "$ULP_NFS_MNT"
+		nfsrdma_mount
+		grep " $ULP_NFS_MNT " /proc/mounts | grep -q "proto=rdma.*addr=$VM_PEER_IP"
+		head -c "${NFS_MIB}M" /dev/urandom > "$p"
+		start=$(date +%s.%N)
+		timeout 300 dd if="$p" of="$ULP_NFS_MNT/data" bs=1M oflag=direct conv=fsync status=none
+		echo "# $name: write $NFS_MIB MiB in $(secs "$start") s" >&3
+		sha256sum < "$p" > "$VM_SHARED/$name-sum"
+	fi
+	barrier "$name-written"
+	if [ "$VM_ROLE" = a ]; then	# in the server's file, not only in b's page cache
+		[ "$(sha256sum < "$ULP_NFS_EXPORT/data")" = "$(cat "$VM_SHARED/$name-sum")" ]
+	else
+		start=$(date +%s.%N)
+		timeout 300 dd if="$ULP_NFS_MNT/data" of="$p.back" bs=1M iflag=direct status=none
+		echo "# $name: read $NFS_MIB MiB in $(secs "$start") s" >&3
+		cmp "$p" "$p.back"
+		timeout 120 umount "$ULP_NFS_MNT"
+		timeout 120 modprobe -r nfsv4
+	fi
+	barrier "$name-unmounted"
+	if [ "$VM_ROLE" = a ]; then
+		nfsrdma_stop
+		timeout 120 modprobe -r nfsd
+	fi
+	timeout 60 rdma link del rxe0
+	timeout 120 modprobe -r rpcrdma
+	timeout 60 rmmod rdma_rxe
+	! grep -qE '^(nfsd|nfsv4|rpcrdma|rdma_rxe) ' /proc/modules
+	barrier "$name-end"
+}
+
+@test "NFS/RDMA bundled <-> bundled: b mounts a's export over the wire, $NFS_MIB MiB written, in a's file, read back identical" {
+	nfs_pairing nfs-bb bundled bundled
+}
+
+@test "NFS/RDMA stock (a, nfsd) <-> bundled (b, client): the same" {
+	has_stock || skip "kernel $(uname -r) has no rdma_rxe of its own"
+	nfs_pairing nfs-sb stock bundled
+}
+
+@test "NFS/RDMA bundled (a, nfsd) <-> stock (b, client): the same" {
+	has_stock || skip "kernel $(uname -r) has no rdma_rxe of its own"
+	nfs_pairing nfs-bs bundled stock
 }
 
 @test "the kernel log has no WARNING, BUG, Oops, refcount, lockdep or hung task message" {
