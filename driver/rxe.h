@@ -29,6 +29,8 @@
 #define RXE_MAX_CQ		0x4000
 #define RXE_MAX_CQE		0x8000
 #define RXE_MAX_MR		0x40000
+#define RXE_MAX_MW		0x10000
+#define RXE_MW_INDEX0		0x100000	/* first MW key index: MR indices are all below it */
 #define RXE_MAX_FRMR_PAGES	512	/* max_fast_reg_page_list_len: pages of one fast-reg MR */
 #define RXE_MAX_PD		0x10000
 #define RXE_MAX_AH		0x8000
@@ -85,17 +87,19 @@ struct rxe_dev {
 	struct net_device	*ndev;
 	netdevice_tracker	ndev_tracker;
 	struct xarray		qps;		/* qpn -> rxe_qp */
-	struct xarray		mrs;		/* key index -> rxe_mr */
+	struct xarray		mrs;		/* key index -> rxe_mr; its lock guards MW state too */
+	struct xarray		mws;		/* key index -> rxe_mw (rxe_mw.c) */
 	struct xarray		ahs;		/* ah_num -> rxe_ah */
 	u32			next_qpn;
 	u32			next_mr;
+	u32			next_mw;
 	u32			next_ah;
 	spinlock_t		atomic_lock;	/* serialises responder atomics */
 	struct list_head	mcgs;		/* multicast groups (rxe_mcast.c), RCU */
 	struct mutex		mcg_lock;	/* attach/detach; takes the RTNL inside */
 	u32			n_mcg;
 	/* objects in use, held to the limits query_device reports */
-	atomic_t		n_pd, n_cq, n_srq, n_qp, n_mr;
+	atomic_t		n_pd, n_cq, n_srq, n_qp, n_mr, n_mw;
 	enum ib_port_state	port_state;
 	atomic64_t		stats[RXE_NUM_COUNTERS];
 };
@@ -266,8 +270,34 @@ struct rxe_mr {
 	unsigned int		map_shift;	/* log2 of the mapped block size (page_size) */
 	unsigned int		fshift;		/* log2 of the registered block size */
 	u32			changing;	/* registrations/invalidations holding a ref */
+	u32			n_mw;		/* memory windows bound to it (dev->mrs lock) */
 	refcount_t		ref;
 	struct completion	done;
+};
+
+/*
+ * A memory window (rxe_mw.c): an rkey over part of an MR, bound and unbound by work requests
+ * (IB_WR_BIND_MW; ibv_bind_mw posts one for a type 1 window). A type 1 window is always
+ * bindable and is usable while it covers a non-empty range; a type 2 window starts free, a
+ * bind makes it valid and ties it to the binding QP (only requests arriving on that QP may use
+ * it), local or remote invalidation makes it free again. All fields but ib are written under
+ * the dev->mrs lock, and the packet paths read them under it.
+ */
+enum rxe_mw_state {
+	RXE_MW_FREE,
+	RXE_MW_VALID,
+};
+
+struct rxe_mw {
+	struct ib_mw		ib;
+	u32			index;
+	u32			key;		/* the current rkey (ib.rkey is the consumer's) */
+	u8			state;		/* enum rxe_mw_state */
+	int			access;		/* IB_ACCESS_REMOTE_* granted */
+	u64			addr;
+	u64			length;
+	struct rxe_mr		*mr;		/* bound to (counted in mr->n_mw), or NULL */
+	struct rxe_qp		*qp;		/* type 2: the QP it is bound to (qp->n_mw) */
 };
 
 /* A send request copied out of the ring and validated, plus transmit/receive progress. */
@@ -297,7 +327,11 @@ struct rxe_swqe {
 	u32			cur_sge;
 	u32			sge_off;
 	uintptr_t		reg_mr;		/* IB_WR_REG_MR (kernel QPs): the ib_mr, compared only */
-	u32			reg_access;	/* IB_WR_REG_MR: access flags; its key is in rkey */
+	u32			reg_access;	/* IB_WR_REG_MR, IB_WR_BIND_MW: access flags; the
+						 * new key is in rkey (BIND_MW: addr in raddr) */
+	u32			mw_key;		/* IB_WR_BIND_MW: the window's current rkey */
+	u32			mr_key;		/* IB_WR_BIND_MW: the lkey of the MR bound to */
+	u64			mw_len;		/* IB_WR_BIND_MW: length (0: unbind a type 1) */
 	union {	/* flexible arrays: kernels with -fstrict-flex-arrays (7.x) size [0] as 0 */
 		DECLARE_FLEX_ARRAY(struct rxe_sge, sge);
 		DECLARE_FLEX_ARRAY(u8, data);
@@ -374,6 +408,7 @@ struct rxe_qp {
 	struct timer_list	rnr_timer;
 	bool			dying;		/* under rxq.lock: no more packets queued */
 	u32			n_mcast;	/* multicast groups attached (dev->mcg_lock) */
+	u32			n_mw;		/* type 2 windows bound to it (dev->mrs lock) */
 	bool			user;
 	bool			sig_all;
 	bool			sq_flush_pending;
@@ -488,6 +523,7 @@ static inline struct rxe_swqe *rxe_swqe(struct rxe_qp *qp, u32 idx)
 #define to_rmr(x)	container_of(x, struct rxe_mr, ib)
 #define to_rah(x)	container_of(x, struct rxe_ah, ib)
 #define to_rpd(x)	container_of(x, struct rxe_pd, ib)
+#define to_rmw(x)	container_of(x, struct rxe_mw, ib)
 
 /* rxe_main.c */
 extern struct workqueue_struct *rxe_wq;
@@ -538,11 +574,26 @@ int rxe_dereg_mr(struct ib_mr *mr, struct ib_udata *udata);
 struct rxe_mr *rxe_mr_get(struct rxe_dev *dev, struct ib_pd *pd, u32 key, bool remote,
 			  int access, u64 va, u64 len);
 void rxe_mr_put(struct rxe_mr *mr);
+bool rxe_mr_change_get(struct rxe_mr *mr);
+void rxe_mr_change_put(struct rxe_dev *dev, struct rxe_mr *mr);
+void rxe_mr_drain(struct rxe_mr *mr);
 void *rxe_mr_map8(struct rxe_mr *mr, u64 va);
 void rxe_mr_unmap8(struct rxe_mr *mr, void *addr);
 int rxe_mr_copy(struct rxe_mr *mr, u64 va, void *buf, u32 len, bool to_mr);
 int rxe_sgl_copy(struct rxe_qp *qp, const struct rxe_sge *sge, u32 nsge, u32 *cur_sge,
 		 u32 *sge_off, void *buf, u32 len, bool to_sgl);
+
+/* rxe_mw.c */
+static inline bool rxe_key_is_mw(u32 key)
+{
+	return (key >> 8) >= RXE_MW_INDEX0;
+}
+int rxe_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int rxe_dealloc_mw(struct ib_mw *ibmw);
+enum ib_wc_status rxe_mw_bind(struct rxe_qp *qp, const struct rxe_swqe *w);
+int rxe_mw_invalidate(struct rxe_qp *qp, u32 key, bool remote);
+void rxe_mw_qp_gone(struct rxe_qp *qp);
+struct rxe_mr *rxe_rkey_get(struct rxe_qp *qp, u32 rkey, int access, u64 va, u64 len);
 
 /* rxe_verbs.c: ib_device_ops entry points (the table is in rxe_main.c) */
 int rxe_query_device(struct ib_device *ib, struct ib_device_attr *a, struct ib_udata *udata);

@@ -24,6 +24,7 @@ static void rxe_dealloc_driver(struct ib_device *ib)
 	rxe_mcast_cleanup(dev);
 	xa_destroy(&dev->qps);
 	xa_destroy(&dev->mrs);
+	xa_destroy(&dev->mws);
 	xa_destroy(&dev->ahs);
 	netdev_put(dev->ndev, &dev->ndev_tracker);
 }
@@ -40,6 +41,7 @@ static const struct ib_device_ops rxe_dev_ops = {
 
 	.alloc_hw_port_stats = rxe_alloc_hw_port_stats,
 	.alloc_mr = rxe_alloc_mr,
+	.alloc_mw = rxe_alloc_mw,
 	.alloc_pd = rxe_alloc_pd,
 	.alloc_ucontext = rxe_alloc_ucontext,
 	.attach_mcast = rxe_attach_mcast,
@@ -49,6 +51,7 @@ static const struct ib_device_ops rxe_dev_ops = {
 	.create_srq = rxe_create_srq,
 	.create_user_ah = rxe_create_ah,
 	.dealloc_driver = rxe_dealloc_driver,
+	.dealloc_mw = rxe_dealloc_mw,
 	.dealloc_pd = rxe_dealloc_pd,
 	.dealloc_ucontext = rxe_dealloc_ucontext,
 	.dereg_mr = rxe_dereg_mr,
@@ -83,6 +86,7 @@ static const struct ib_device_ops rxe_dev_ops = {
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, rxe_ah, ib),
 	INIT_RDMA_OBJ_SIZE(ib_cq, rxe_cq, ib),
+	INIT_RDMA_OBJ_SIZE(ib_mw, rxe_mw, ib),
 	INIT_RDMA_OBJ_SIZE(ib_pd, rxe_pd, ib),
 	INIT_RDMA_OBJ_SIZE(ib_qp, rxe_qp, ib),
 	INIT_RDMA_OBJ_SIZE(ib_srq, rxe_srq, ib),
@@ -111,6 +115,7 @@ static int rxe_newlink(const char *name, struct net_device *ndev)
 	netdev_hold(ndev, &dev->ndev_tracker, GFP_KERNEL);
 	xa_init_flags(&dev->qps, XA_FLAGS_ALLOC);
 	xa_init_flags(&dev->mrs, XA_FLAGS_ALLOC1);
+	xa_init_flags(&dev->mws, XA_FLAGS_ALLOC);
 	xa_init_flags(&dev->ahs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	dev->next_qpn = RXE_MIN_QPN;
 	spin_lock_init(&dev->atomic_lock);

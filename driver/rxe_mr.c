@@ -110,7 +110,17 @@ int rxe_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct rxe_mr *mr = to_rmr(ibmr);
 
-	xa_erase(&mr->dev->mrs, mr->index);
+	/*
+	 * As stock 6.1 (IBA 10.6.7.2.6): an MR with memory windows bound to it stays; EINVAL.
+	 * Checked and erased under the one lock binds take: no window binds to it after this.
+	 */
+	xa_lock(&mr->dev->mrs);
+	if (mr->n_mw) {
+		xa_unlock(&mr->dev->mrs);
+		return -EINVAL;
+	}
+	__xa_erase(&mr->dev->mrs, mr->index);
+	xa_unlock(&mr->dev->mrs);
 	/* Wait for the packet paths to stop using it. */
 	rxe_mr_put(mr);
 	wait_for_completion(&mr->done);
@@ -191,7 +201,7 @@ int rxe_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
  * counts in mr->changing, so two of them at once (a local and a remote invalidation, say)
  * never wait for each other in rxe_mr_drain().
  */
-static bool rxe_mr_change_get(struct rxe_mr *mr)
+bool rxe_mr_change_get(struct rxe_mr *mr)
 {
 	if (!refcount_inc_not_zero(&mr->ref))
 		return false;
@@ -199,7 +209,7 @@ static bool rxe_mr_change_get(struct rxe_mr *mr)
 	return true;
 }
 
-static void rxe_mr_change_put(struct rxe_dev *dev, struct rxe_mr *mr)
+void rxe_mr_change_put(struct rxe_dev *dev, struct rxe_mr *mr)
 {
 	xa_lock(&dev->mrs);
 	mr->changing--;
@@ -212,7 +222,7 @@ static void rxe_mr_change_put(struct rxe_dev *dev, struct rxe_mr *mr)
  * they hold a reference for one copy at most and never wait on the network. What is left
  * is the registration's own reference and those of rxe_mr_change_get().
  */
-static void rxe_mr_drain(struct rxe_mr *mr)
+void rxe_mr_drain(struct rxe_mr *mr)
 {
 	while (refcount_read(&mr->ref) > 1 + READ_ONCE(mr->changing))
 		cond_resched();

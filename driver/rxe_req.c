@@ -12,12 +12,12 @@ bool rxe_is_rd_atomic(u32 opcode)
 /* Memory management work requests: executed by the requester, nothing goes on the wire. */
 static bool rxe_is_local_op(u32 opcode)
 {
-	return opcode == IB_WR_REG_MR || opcode == IB_WR_LOCAL_INV;
+	return opcode == IB_WR_REG_MR || opcode == IB_WR_LOCAL_INV || opcode == IB_WR_BIND_MW;
 }
 
 /*
- * The work request opcodes each QP type has: UD sends only; UC sends and RDMA WRITEs (no
- * READ, no atomics, no memory operations); RC all of them. A kernel QP's
+ * The work request opcodes each QP type has: UD sends only; UC sends, RDMA WRITEs and memory
+ * window binds (no READ, no atomics, no other memory operations); RC all of them. A kernel QP's
  * post_send refuses the others (EINVAL, as stock rxe does); a WQE a user QP's provider wrote
  * with one completes with IB_WC_LOC_QP_OP_ERR.
  */
@@ -27,7 +27,8 @@ bool rxe_wr_opcode_ok(struct rxe_qp *qp, u32 opcode)
 		return opcode == IB_WR_SEND || opcode == IB_WR_SEND_WITH_IMM;
 	if (qp->ib.qp_type == IB_QPT_UC)
 		return opcode == IB_WR_SEND || opcode == IB_WR_SEND_WITH_IMM ||
-		       opcode == IB_WR_RDMA_WRITE || opcode == IB_WR_RDMA_WRITE_WITH_IMM;
+		       opcode == IB_WR_RDMA_WRITE || opcode == IB_WR_RDMA_WRITE_WITH_IMM ||
+		       (opcode == IB_WR_BIND_MW && qp->user);
 	switch (opcode) {
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
@@ -42,6 +43,9 @@ bool rxe_wr_opcode_ok(struct rxe_qp *qp, u32 opcode)
 	case IB_WR_REG_MR:
 		/* Its WQE names a kernel ib_mr: never taken from a ring user space writes. */
 		return !qp->user;
+	case IB_WR_BIND_MW:
+		/* Windows are user space's (the kernel has no bind WR): from a user ring only. */
+		return qp->user;
 	default:
 		return false;
 	}
@@ -97,6 +101,14 @@ static void rxe_fetch_swqe(struct rxe_qp *qp, u32 idx)
 		return;
 	case IB_WR_LOCAL_INV:
 		return;		/* the key is in inv_rkey; no data */
+	case IB_WR_BIND_MW:
+		w->mw_key = hdr.wr.wr.mw.mw_rkey;
+		w->mr_key = hdr.wr.wr.mw.mr_lkey;
+		w->raddr = hdr.wr.wr.mw.addr;
+		w->mw_len = hdr.wr.wr.mw.length;
+		w->rkey = hdr.wr.wr.mw.rkey;
+		w->reg_access = hdr.wr.wr.mw.access;
+		return;
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		w->raddr = hdr.wr.wr.atomic.remote_addr;
@@ -232,6 +244,9 @@ void rxe_complete_swqe(struct rxe_qp *qp, struct rxe_swqe *w, enum ib_wc_status 
 			break;
 		case IB_WR_LOCAL_INV:
 			wc.opcode = IB_WC_LOCAL_INV;
+			break;
+		case IB_WR_BIND_MW:
+			wc.opcode = IB_WC_BIND_MW;
 			break;
 		default:
 			wc.opcode = IB_WC_SEND;
@@ -394,15 +409,20 @@ static int rxe_send_next(struct rxe_qp *qp, struct rxe_swqe *w)
 }
 
 /*
- * IB_WR_REG_MR or IB_WR_LOCAL_INV. Errors (a key, MR, PD or state the request may not use)
- * complete it with IB_WC_LOC_PROT_ERR and take the QP to the error state.
+ * IB_WR_REG_MR, IB_WR_LOCAL_INV (of an MR or a window) or IB_WR_BIND_MW. Errors (a key, MR,
+ * window, PD or state the request may not use) complete it with IB_WC_LOC_PROT_ERR
+ * (IB_WC_MW_BIND_ERR for a bind) and take the QP to the error state.
  */
 static enum ib_wc_status rxe_local_op(struct rxe_qp *qp, struct rxe_swqe *w)
 {
 	int err;
 
+	if (w->opcode == IB_WR_BIND_MW)
+		return rxe_mw_bind(qp, w);
 	if (w->opcode == IB_WR_REG_MR)
 		err = rxe_mr_fast_reg(qp->dev, qp->ib.pd, w->reg_mr, w->rkey, w->reg_access);
+	else if (rxe_key_is_mw(w->inv_rkey))
+		err = rxe_mw_invalidate(qp, w->inv_rkey, false);
 	else
 		err = rxe_mr_invalidate(qp->dev, qp->ib.pd, w->inv_rkey, false);
 	if (err)

@@ -91,8 +91,8 @@ void rxe_read_continue(struct rxe_qp *qp)
 	}
 	end = min_t(u64, qp->rd_len, (u64)(qp->rd_pkt + burst) * qp->mtu);
 	if (end > start) {
-		mr = rxe_mr_get(qp->dev, qp->ib.pd, qp->rd_rkey, true, IB_ACCESS_REMOTE_READ,
-				qp->rd_va + start, end - start);
+		mr = rxe_rkey_get(qp, qp->rd_rkey, IB_ACCESS_REMOTE_READ, qp->rd_va + start,
+				  end - start);
 		if (!mr) {
 			rxe_read_stop(qp);
 			rxe_resp_fail(qp, AETH_NAK_REM_ACCESS, rxe_psn_add(qp->rd_psn, qp->rd_pkt));
@@ -153,7 +153,7 @@ static bool rxe_rkey_ok(struct rxe_qp *qp, u32 rkey, int access, u64 va, u64 len
 
 	if (!len)
 		return true;
-	mr = rxe_mr_get(qp->dev, qp->ib.pd, rkey, true, access, va, len);
+	mr = rxe_rkey_get(qp, rkey, access, va, len);
 	if (!mr)
 		return false;
 	rxe_mr_put(mr);
@@ -295,14 +295,15 @@ static bool rxe_resp_send(struct rxe_qp *qp, struct sk_buff *skb)
 
 		/*
 		 * SEND with Invalidate: after the data, before the completion. Only a valid
-		 * fast-register MR of this QP's PD can be invalidated; any other key is a remote
-		 * access error, and the receive WQE is flushed, never completed as if the
-		 * invalidation had happened.
+		 * fast-register MR of this QP's PD, or a valid type 2 window bound to this QP,
+		 * can be invalidated; any other key is a remote access error, and the receive
+		 * WQE is flushed, never completed as if the invalidation had happened.
 		 */
 		if (mask & RXE_IETH) {
 			u32 key = be32_to_cpu(*(__be32 *)rxe_ext(skb, RXE_EXT_IETH));
 
-			if (rxe_mr_invalidate(qp->dev, qp->ib.pd, key, true)) {
+			if (rxe_key_is_mw(key) ? rxe_mw_invalidate(qp, key, true) :
+			    rxe_mr_invalidate(qp->dev, qp->ib.pd, key, true)) {
 				rxe_dbg_qp(qp, "SEND with Invalidate of key 0x%x refused\n", key);
 				rxe_resp_fail(qp, AETH_NAK_REM_ACCESS, pkt->psn);
 				return false;
@@ -359,8 +360,7 @@ static bool rxe_resp_write(struct rxe_qp *qp, struct sk_buff *skb)
 		return false;
 	}
 	if (pkt->paylen) {
-		mr = rxe_mr_get(qp->dev, qp->ib.pd, qp->w_rkey, true, IB_ACCESS_REMOTE_WRITE,
-				qp->w_va, pkt->paylen);
+		mr = rxe_rkey_get(qp, qp->w_rkey, IB_ACCESS_REMOTE_WRITE, qp->w_va, pkt->paylen);
 		if (!mr || rxe_mr_copy(mr, qp->w_va, rxe_payload(skb), pkt->paylen, true)) {
 			if (mr)
 				rxe_mr_put(mr);
@@ -421,8 +421,7 @@ static bool rxe_resp_atomic(struct rxe_qp *qp, struct sk_buff *skb)
 		rxe_resp_fail(qp, AETH_NAK_REM_ACCESS, pkt->psn);
 		return false;
 	}
-	mr = rxe_mr_get(qp->dev, qp->ib.pd, be32_to_cpu(a->rkey), true, IB_ACCESS_REMOTE_ATOMIC,
-			va, sizeof(u64));
+	mr = rxe_rkey_get(qp, be32_to_cpu(a->rkey), IB_ACCESS_REMOTE_ATOMIC, va, sizeof(u64));
 	if (!mr) {
 		rxe_resp_fail(qp, AETH_NAK_REM_ACCESS, pkt->psn);
 		return false;
@@ -557,8 +556,7 @@ static bool rxe_uc_write(struct rxe_qp *qp, struct sk_buff *skb)
 		qp->rwqe_valid = true;
 	}
 	if (pkt->paylen) {
-		mr = rxe_mr_get(qp->dev, qp->ib.pd, qp->w_rkey, true, IB_ACCESS_REMOTE_WRITE,
-				qp->w_va, pkt->paylen);
+		mr = rxe_rkey_get(qp, qp->w_rkey, IB_ACCESS_REMOTE_WRITE, qp->w_va, pkt->paylen);
 		if (!mr)
 			return false;
 		if (rxe_mr_copy(mr, qp->w_va, rxe_payload(skb), pkt->paylen, true)) {

@@ -21,7 +21,9 @@ int rxe_query_device(struct ib_device *ib, struct ib_device_attr *a, struct ib_u
 	a->max_qp = RXE_MAX_QP;
 	a->max_qp_wr = RXE_MAX_QP_WR;
 	a->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN | IB_DEVICE_SYS_IMAGE_GUID |
-			      IB_DEVICE_MEM_MGT_EXTENSIONS;	/* REG_MR, LOCAL_INV, SEND_WITH_INV */
+			      IB_DEVICE_MEM_MGT_EXTENSIONS |	/* REG_MR, LOCAL_INV, SEND_WITH_INV */
+			      IB_DEVICE_MEM_WINDOW |		/* type 1 and 2 windows: rxe_mw.c */
+			      IB_DEVICE_MEM_WINDOW_TYPE_2B;	/* type 2: bound to a QP (as stock) */
 	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	a->max_send_sge = RXE_MAX_SGE;
 	a->max_recv_sge = RXE_MAX_SGE;
@@ -29,6 +31,7 @@ int rxe_query_device(struct ib_device *ib, struct ib_device_attr *a, struct ib_u
 	a->max_cq = RXE_MAX_CQ;
 	a->max_cqe = RXE_MAX_CQE - 1;
 	a->max_mr = RXE_MAX_MR;
+	a->max_mw = RXE_MAX_MW;
 	a->max_fast_reg_page_list_len = RXE_MAX_FRMR_PAGES;
 	a->max_pd = RXE_MAX_PD;
 	a->max_qp_rd_atom = RXE_MAX_RD_ATOMIC;
@@ -1099,6 +1102,8 @@ int rxe_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	mutex_lock(&qp->lock);
 	rxe_resp_reset(qp);
 	mutex_unlock(&qp->lock);
+	/* No run of the QP is left to bind a window to it: free the ones bound. */
+	rxe_mw_qp_gone(qp);
 	kfree(qp->res);
 	rxe_queue_free(&qp->rq);
 	kvfree(qp->swqes);
