@@ -534,6 +534,8 @@ int rxe_get_hw_stats(struct ib_device *ib, struct rdma_hw_stats *stats, u32 port
 
 /* rxe_icrc.c */
 u32 rxe_icrc(const void *ip, const void *bth, unsigned int len);
+void rxe_icrc_init(void);
+void rxe_icrc_exit(void);
 
 /* rxe_net.c */
 int rxe_net_init(void);

@@ -2,6 +2,7 @@
 /* rxe_icrc.c - RoCE v2 invariant CRC over the masked IP/UDP/BTH pseudo-header and the payload. */
 
 #include <linux/crc32.h>
+#include <crypto/hash.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/udp.h>
@@ -13,6 +14,69 @@
  * the (absent) LRH, per the RoCE v2 annex; the computation continues from here.
  */
 #define RXE_ICRC_SEED	0xdebb20e3
+
+/*
+ * The CRC-32 engine (compat.h decides, RXE_ICRC_SHASH): where the CRC library's crc32_le()
+ * is the generic table code (before 6.14), the crypto API's "crc32" is used when an
+ * accelerated driver provides it (crc32-pclmul on x86: carry-less multiply); otherwise, and on
+ * kernels whose crc32_le() is itself arch-accelerated, crc32_le(). Both compute the same CRC:
+ * the shash is seeded with RXE_ICRC_SEED as its key, and neither inverts at the end. The
+ * engine in use is /sys/module/rdma_rxe/parameters/icrc_engine (read-only).
+ */
+static char rxe_icrc_engine[CRYPTO_MAX_ALG_NAME] = "crc32_le";
+module_param_string(icrc_engine, rxe_icrc_engine, sizeof(rxe_icrc_engine), 0444);
+MODULE_PARM_DESC(icrc_engine, "the CRC-32 implementation the ICRC uses (read-only)");
+
+#ifdef RXE_ICRC_SHASH
+static struct crypto_shash *rxe_crc_tfm;	/* an accelerated "crc32", or NULL */
+
+void rxe_icrc_init(void)
+{
+	struct crypto_shash *tfm = crypto_alloc_shash("crc32", 0, 0);
+	__le32 seed = cpu_to_le32(RXE_ICRC_SEED);
+
+	if (IS_ERR(tfm))
+		return;
+	if (!strcmp(crypto_shash_driver_name(tfm), "crc32-generic") ||
+	    crypto_shash_digestsize(tfm) != sizeof(u32) ||
+	    crypto_shash_setkey(tfm, (const u8 *)&seed, sizeof(seed))) {
+		crypto_free_shash(tfm);	/* no faster than crc32_le() */
+		return;
+	}
+	strscpy(rxe_icrc_engine, crypto_shash_driver_name(tfm), sizeof(rxe_icrc_engine));
+	rxe_crc_tfm = tfm;
+}
+
+void rxe_icrc_exit(void)
+{
+	if (rxe_crc_tfm)
+		crypto_free_shash(rxe_crc_tfm);
+	rxe_crc_tfm = NULL;
+}
+
+/* The seeded CRC of @a then @b through the shash; false if it failed (then crc32_le()). */
+static bool rxe_icrc_shash(const void *a, unsigned int alen, const void *b, unsigned int blen,
+			   u32 *crc)
+{
+	SHASH_DESC_ON_STACK(desc, rxe_crc_tfm);
+	__le32 out;
+
+	desc->tfm = rxe_crc_tfm;
+	if (crypto_shash_init(desc) || crypto_shash_update(desc, a, alen) ||
+	    crypto_shash_update(desc, b, blen) || crypto_shash_final(desc, (u8 *)&out))
+		return false;
+	*crc = le32_to_cpu(out);
+	return true;
+}
+#else
+void rxe_icrc_init(void)
+{
+}
+
+void rxe_icrc_exit(void)
+{
+}
+#endif
 
 /*
  * Compute the ICRC of the packet whose IP header starts at @ip and whose BTH starts at
@@ -52,6 +116,11 @@ u32 rxe_icrc(const void *ip, const void *bth, unsigned int len)
 	memcpy(b, bth, sizeof(*b));
 	b->qpn |= cpu_to_be32(~RXE_QPN_MASK);
 
+#ifdef RXE_ICRC_SHASH
+	if (rxe_crc_tfm && rxe_icrc_shash(ph, iplen + sizeof(*u) + sizeof(*b),
+					  (const u8 *)bth + sizeof(*b), len - sizeof(*b), &crc))
+		return ~crc;
+#endif
 	crc = crc32_le(RXE_ICRC_SEED, ph, iplen + sizeof(*u) + sizeof(*b));
 	crc = crc32_le(crc, (const u8 *)bth + sizeof(*b), len - sizeof(*b));
 	return ~crc;

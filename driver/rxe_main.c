@@ -205,6 +205,7 @@ static int __init rxe_init(void)
 	int err;
 
 	rxe_opcode_init();
+	rxe_icrc_init();
 	rxe_wq = alloc_workqueue("rxe_bundled", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	if (!rxe_wq)
 		return -ENOMEM;
@@ -222,6 +223,7 @@ err_net:
 	rxe_net_exit();
 err_wq:
 	destroy_workqueue(rxe_wq);
+	rxe_icrc_exit();
 	return err;
 }
 
@@ -232,6 +234,7 @@ static void __exit rxe_exit(void)
 	unregister_netdevice_notifier(&rxe_netdev_nb);
 	rxe_net_exit();
 	destroy_workqueue(rxe_wq);
+	rxe_icrc_exit();
 	pr_info("unloaded\n");
 }
 

@@ -32,6 +32,7 @@
  *   RXE_HAVE_UDP_TUNNEL_SK     setup_udp_tunnel_sock()/udp_tunnel_sock_release() take the
  *                              struct sock, not the struct socket (7.x)
  *   RXE_HAVE_RESIZE_USER_CQ   ib_device_ops.resize_cq became resize_user_cq (7.x)
+ *   RXE_HAVE_CRC32_OPTIMIZATIONS  crc32_le() is arch-accelerated by the CRC library (6.14)
  * The op wrappers they select are in compat/ops.h (included by rxe_main.c).
  */
 #include <linux/timer.h>
@@ -45,6 +46,15 @@
 /* from_timer() was renamed timer_container_of() (6.16). */
 #if !defined(from_timer) && defined(timer_container_of)
 #define from_timer(var, t, field) timer_container_of(var, t, field)
+#endif
+
+/*
+ * The ICRC's CRC-32 (rxe_icrc.c): from 6.14 the CRC library's crc32_le() is arch-accelerated
+ * itself (crc32_optimizations() says how; the crypto API's "crc32" calls it); before, it is
+ * the generic table code and an accelerated crypto API "crc32" (crc32-pclmul) is faster.
+ */
+#ifndef RXE_HAVE_CRC32_OPTIMIZATIONS
+#define RXE_ICRC_SHASH 1
 #endif
 
 #ifdef RXE_HAVE_UMEM_GET_VA
