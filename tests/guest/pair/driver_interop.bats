@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Wire compatibility of the bundled rdma_rxe with the kernel's stock one: guest a loads the
 # bundled driver, guest b the stock rdma_rxe, and unmodified verbs programs run between them in
-# both directions (so each driver is requester and responder), UC and UD multicast included.
+# both directions (so each driver is requester and responder), UC and UD multicast included;
+# the bundled side computes its ICRC with the fastest CRC-32 the kernel offers (icrc_engine).
 # Small counts: TCG guests.
 
 bats_require_minimum_version 1.5.0
@@ -26,6 +27,18 @@ teardown_file() {
 	else
 		[[ "$(cat /sys/module/rdma_rxe/version 2>/dev/null)" != rxectl-bundled-* ]]
 	fi
+}
+
+@test "the bundled ICRC uses the crypto API's crc32-pclmul where crc32_le is generic (before 6.14), else crc32_le" {
+	local want=crc32_le v
+	[ "$VM_ROLE" = a ] || return 0
+	v=$(uname -r | cut -d. -f1,2)
+	if printf '%s\n' "$v" 6.14 | sort -CV && [ "$v" != 6.14 ] && grep -qw pclmulqdq /proc/cpuinfo; then
+		want=crc32-pclmul
+	fi
+	run -0 cat /sys/module/rdma_rxe/parameters/icrc_engine
+	echo "icrc_engine $output, want $want (kernel $v)"
+	[ "$output" = "$want" ]
 }
 
 @test "ibv_rc_pingpong with 64 KiB checked messages: bundled client, stock server" {
