@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "config_apply.h"
+#include "holders.h"
 #include "kmod.h"
 #include "lock.h"
 #include "log.h"
@@ -286,8 +287,18 @@ static bool still_there(struct rxectl *ctx, const struct rxe_dev *d)
 
 static int remove_one(struct rxectl *ctx, const struct rxe_dev *d)
 {
-	char what[128];
-	int err = rdma_nl_dellink(ctx_rdma_nl(ctx), d->index);
+	char what[128], who[256];
+	int err, n;
+
+	/* rdma_rxe cannot take a device away from the processes using it (no disassociate): the
+	 * kernel's delete waits until every one of them has closed it.  Say who, before waiting. */
+	n = holders_of(d->name, who, sizeof(who), 6);
+	if (n > 0)
+		log_warn("%s is open by %d process%s: %s. The kernel deletes an RDMA device only "
+			 "after every process using it has closed it, so this waits until %s: stop "
+			 "%s to let it finish.", d->name, n, n > 1 ? "es" : "", who,
+			 n > 1 ? "they exit" : "it exits", n > 1 ? "them" : "it");
+	err = rdma_nl_dellink(ctx_rdma_nl(ctx), d->index);
 
 	if (err == -ENODEV || err == -ENOENT)
 		err = 0;	/* went away by itself meanwhile (with its netdev) */

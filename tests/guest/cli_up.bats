@@ -94,6 +94,35 @@ sysfs_gid() {
 	[ "$(rdma -j link show | jq length)" -eq 0 ]
 }
 
+@test "down of a device a process has open names the process, waits for it, and finishes once it exits" {
+	local pp dn err=$BATS_TEST_TMPDIR/down.err
+	run -0 "$RXECTL" up eth0
+	# a pingpong server holds rxe_eth0 open (a user context) while it waits for its client
+	ibv_rc_pingpong -d rxe_eth0 -g 1 -p 18650 >/dev/null 2>&1 &
+	pp=$!
+	for _ in $(seq 50); do
+		ls -l /proc/$pp/fd 2>/dev/null | grep -q /dev/infiniband/uverbs && break
+		sleep 0.1
+	done
+	"$RXECTL" down eth0 >/dev/null 2>"$err" &
+	dn=$!
+	for _ in $(seq 50); do grep -q "open by" "$err" && break; sleep 0.1; done
+	cat "$err"
+	grep -q "rxe_eth0 is open by 1 process: $pp (ibv_rc_pingpong)" "$err"
+	grep -q "waits until it exits: stop it to let it finish" "$err"
+	sleep 1
+	kill -0 "$dn"	# still waiting: the kernel's delete waits for the pingpong to close it
+	kill "$pp"
+	wait "$dn"	# and the delete finishes (exit 0) once it has gone
+	[ "$(rdma -j link show | jq length)" -eq 0 ]
+}
+
+@test "down of a device nobody has open says nothing about processes" {
+	run -0 "$RXECTL" up eth0
+	run -0 --separate-stderr "$RXECTL" down eth0
+	[ -z "$stderr" ]
+}
+
 @test "down of a device that is not there is not an error" {
 	run -0 "$RXECTL" down eth0
 	[ "$output" = "no rxe device is named eth0 or sits on it; nothing to remove." ]
