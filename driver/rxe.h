@@ -79,6 +79,7 @@ enum rxe_counter {
 	RXE_CNT_INLINE_RUNS,		/* QP work runs in the caller's context (doorbell, loopback) */
 	RXE_CNT_LOOPBACK_INLINE,	/* loopback packets whose QP ran in the sender's context */
 	RXE_CNT_RUN_HANDOFFS,		/* runs asked of a QP whose lock was held: its holder ran them */
+	RXE_CNT_GAP_RETRIES,		/* requester re-issued a READ/atomic on a response PSN gap */
 	RXE_NUM_COUNTERS
 };
 
@@ -436,6 +437,7 @@ struct rxe_qp {
 	int			rnr_left;
 	bool			rnr_wait;
 	bool			retry_fire;
+	bool			gap_retried;	/* re-issued for a response gap; cleared by progress */
 	unsigned long		retry_jiffies;
 
 	/* receive queue (absent with an SRQ) */

@@ -37,6 +37,7 @@ static void rxe_ack_upto(struct rxe_qp *qp, u32 psn)
 	if (rxe_psn_diff(limit, qp->acked_psn) > 0 && rxe_psn_diff(limit, qp->req_psn) <= 0) {
 		qp->acked_psn = limit;
 		qp->retry_left = qp->attr.retry_cnt;
+		qp->gap_retried = false;
 	}
 }
 
@@ -107,7 +108,7 @@ static void rxe_comp_read(struct rxe_qp *qp, struct sk_buff *skb, struct rxe_swq
 	if (pkt->psn != rxe_psn_add(w->first_psn, w->rx_pkts)) {
 		rxe_dbg_qp(qp, "read response psn %u, expected %u\n", pkt->psn,
 			   rxe_psn_add(w->first_psn, w->rx_pkts));
-		return;		/* duplicate, or a gap the retry timer will repair */
+		return;		/* a duplicate, or a gap: rxe_comp_gap() re-issues */
 	}
 	/*
 	 * Position (first/middle/last) is not checked against rx_pkts: after a retry the
@@ -150,6 +151,43 @@ static void rxe_comp_atomic(struct rxe_qp *qp, struct sk_buff *skb, struct rxe_s
 	rxe_complete_swqe(qp, w, IB_WC_SUCCESS);
 }
 
+/*
+ * A response (READ response, atomic ACK or ACK) with a PSN past the next one the oldest
+ * outstanding READ or atomic waits for: the responses between were lost (IBA 9.7.5.1.x,
+ * an implied sequence error). Re-issue at once rather than wait out the retransmit timer:
+ * rewind to that WQE, whose READ asks again for the remainder only. Like stock this spends
+ * a retry (retry_left is refilled by the next progress) and counts completer_retry_err;
+ * gap_retries counts it on its own. The responses already in flight behind the gap must not
+ * rewind once each: after one re-issue further gaps are ignored until acked_psn advances
+ * (a response at the rewound PSN arrived) or the timer fires.
+ */
+static void rxe_comp_gap(struct rxe_qp *qp, u32 psn)
+{
+	struct rxe_swqe *w;
+	u32 want;
+
+	if (qp->gap_retried || qp->state != IB_QPS_RTS || qp->sq.index == qp->sq_fetched)
+		return;
+	w = rxe_swqe(qp, qp->sq.index);
+	if (w->state != RXE_WQE_SENT || !rxe_is_rd_atomic(w->opcode))
+		return;
+	want = rxe_psn_add(w->first_psn, w->rx_pkts);
+	if (rxe_psn_diff(psn, want) <= 0)
+		return;
+	if (qp->retry_left <= 0) {
+		rxe_comp_fail(qp, IB_WC_RETRY_EXC_ERR);
+		return;
+	}
+	qp->retry_left--;
+	qp->gap_retried = true;
+	rxe_counter_inc(qp->dev, RXE_CNT_GAP_RETRIES);
+	rxe_counter_inc(qp->dev, RXE_CNT_COMP_RETRY);
+	rxe_dbg_qp(qp, "response psn %u past %u: re-issue, %d retries left\n", psn, want,
+		   qp->retry_left);
+	rxe_rewind(qp);
+	rxe_arm_retry(qp);
+}
+
 /* Handle one response packet for our requests. Consumes the skb. */
 void rxe_completer(struct rxe_qp *qp, struct sk_buff *skb)
 {
@@ -170,6 +208,8 @@ void rxe_completer(struct rxe_qp *qp, struct sk_buff *skb)
 
 	if (pkt->opcode == IB_OPCODE_RC_ACKNOWLEDGE) {
 		rxe_comp_aeth(qp, pkt->psn, syn);
+		if ((syn & AETH_TYPE_MASK) == AETH_ACK)
+			rxe_comp_gap(qp, pkt->psn);
 	} else if (mask & (RXE_READ | RXE_ATOMIC)) {
 		if ((syn & AETH_TYPE_MASK) != AETH_ACK)
 			goto out;
@@ -188,6 +228,7 @@ void rxe_completer(struct rxe_qp *qp, struct sk_buff *skb)
 		else if ((mask & RXE_ATOMIC) && w->opcode != IB_WR_RDMA_READ &&
 			 rxe_is_rd_atomic(w->opcode))
 			rxe_comp_atomic(qp, skb, w);
+		rxe_comp_gap(qp, pkt->psn);
 	}
 	/* Push the retransmit timer out only when something new was acknowledged. */
 	if (qp->state != IB_QPS_ERR && (acked != qp->acked_psn || !timer_pending(&qp->retry_timer)))
@@ -206,6 +247,7 @@ void rxe_comp_timeout(struct rxe_qp *qp)
 		return;
 	}
 	qp->retry_left--;
+	qp->gap_retried = false;
 	rxe_counter_inc(qp->dev, RXE_CNT_RETRY_TIMEOUTS);
 	rxe_counter_inc(qp->dev, RXE_CNT_COMP_RETRY);
 	rxe_dbg_qp(qp, "retransmit timeout: psn %u acked %u, %d retries left\n", qp->req_psn,
