@@ -19,7 +19,11 @@ CASES='caps type1 type2 bounds type2-qp type2-rebind send-inv send-inv-refused p
 # and they are judged on stock too. Stock fails "bounds" (it checks an access through a window
 # against the MR behind it, not the window) and "send-inv-refused" (a SEND with Invalidate of
 # a type 1 window succeeds on it; IBA o10-37.2.26 forbids invalidating type 1 windows).
+# Judged on 6.1 only, the default row: stock 7.2 completes the refused binds of type2-rebind,
+# bind-refused and bind-nowrite with WR_FLUSH_ERR where 6.1 says MW_BIND_ERR (the bundled driver
+# keeps 6.1's), so on the other rows stock's results are printed, not judged.
 STOCK_SAME='caps type1 type2 type2-qp type2-rebind send-inv pd bind-refused bind-nowrite dereg-bound exit-bound'
+[[ "$(uname -r)" == 6.1.* ]] || STOCK_SAME=
 
 setup_file() {
 	require_guest
