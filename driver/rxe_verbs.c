@@ -404,18 +404,90 @@ int rxe_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init, struct i
 	return 0;
 }
 
+/*
+ * Resize @srq to at least @max_wr receives: a new ring takes the receives not yet consumed,
+ * oldest first at its slot 0, as rxe_resize_cq() does for completions. Fewer slots than
+ * receives are posted, fewer than the armed limit, 0, or RXE_MAX_SRQ_WR and more is EINVAL and
+ * leaves the SRQ as it was. A user SRQ's provider (rdma-core's rxe) holds its producer lock
+ * across the call, passes the address of a struct mminfo in struct rxe_modify_srq_cmd, and maps
+ * the new ring from what is written there; the old ring lives until its last mapping goes.
+ */
+static int rxe_resize_srq(struct rxe_srq *srq, u32 max_wr, u32 limit, struct ib_udata *udata)
+{
+	struct rxe_dev *dev = to_rdev(srq->ib.device);
+	struct rxe_modify_srq_cmd cmd = {};
+	struct rxe_queue nq, oq;
+	struct mminfo mi = {};
+	unsigned long flags;
+	u32 cons, n, i;
+	size_t esize;
+	int err;
+
+	if (!max_wr || max_wr >= RXE_MAX_SRQ_WR || max_wr < limit)
+		return -EINVAL;
+	if (udata) {
+		if (udata->inlen < sizeof(cmd))
+			return -EINVAL;
+		err = ib_copy_from_udata(&cmd, udata, sizeof(cmd));
+		if (err)
+			return err;
+	}
+	esize = sizeof(struct rxe_recv_wqe) + srq->max_sge * sizeof(struct rxe_sge);
+	err = rxe_queue_init(dev, &nq, max_wr, esize, udata, &mi);
+	if (err)
+		return err;
+	if (udata && copy_to_user(u64_to_user_ptr(cmd.mmap_info_addr), &mi, sizeof(mi))) {
+		err = -EFAULT;
+		goto err_free;
+	}
+	spin_lock_irqsave(&srq->lock, flags);
+	cons = srq->q.index;
+	/* a user ring's producer index is the user's to write: trust it only as far as the mask */
+	n = (smp_load_acquire(&srq->q.buf->producer_index) - cons) & srq->q.mask;
+	if (n > nq.mask || nq.mask < limit) {
+		spin_unlock_irqrestore(&srq->lock, flags);
+		err = -EINVAL;
+		goto err_free;
+	}
+	for (i = 0; i < n; i++)
+		memcpy(rxe_queue_slot(&nq, i), rxe_queue_slot(&srq->q, cons + i), esize);
+	nq.index = 0;
+	nq.buf->consumer_index = 0;
+	smp_store_release(&nq.buf->producer_index, n);
+	oq = srq->q;
+	srq->q = nq;
+	spin_unlock_irqrestore(&srq->lock, flags);
+	rxe_queue_free(&oq);
+	return 0;
+
+err_free:
+	rxe_queue_free(&nq);
+	return err;
+}
+
+/*
+ * ibv_modify_srq / ib_modify_srq: IB_SRQ_MAX_WR resizes the ring (rxe_resize_srq()),
+ * IB_SRQ_LIMIT arms the limit event (0 disarms it). Both are checked before either applies.
+ */
 int rxe_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr, enum ib_srq_attr_mask mask,
 		   struct ib_udata *udata)
 {
 	struct rxe_srq *srq = to_rsrq(ibsrq);
+	u32 limit = (mask & IB_SRQ_LIMIT) ? attr->srq_limit : READ_ONCE(srq->limit);
+	int err;
 
-	if (mask & IB_SRQ_MAX_WR)
-		return -EOPNOTSUPP;	/* resizing is not supported */
+	if (mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT))
+		return -EOPNOTSUPP;
+	if ((mask & IB_SRQ_LIMIT) && !(mask & IB_SRQ_MAX_WR) && limit > srq->q.mask)
+		return -EINVAL;
+	if (mask & IB_SRQ_MAX_WR) {
+		err = rxe_resize_srq(srq, attr->max_wr, limit, udata);
+		if (err)
+			return err;
+	}
 	if (mask & IB_SRQ_LIMIT) {
-		if (attr->srq_limit > srq->q.mask)
-			return -EINVAL;
 		spin_lock_bh(&srq->lock);
-		srq->limit = attr->srq_limit;
+		srq->limit = limit;
 		spin_unlock_bh(&srq->lock);
 	}
 	return 0;

@@ -12,6 +12,11 @@
  *   resize-cq       ibv_resize_cq: growing keeps the unpolled completions in order and makes
  *                   room for more; shrinking below what waits, 0 entries or more than
  *                   max_cqe is EINVAL and changes nothing; shrinking an empty CQ works
+ *   resize-srq      ibv_modify_srq(IBV_SRQ_MAX_WR): a full SRQ grown keeps its receives (they
+ *                   take the next SENDs in the order they were posted) and takes more than
+ *                   it had room for; fewer slots than receives are posted, fewer than the
+ *                   armed limit, 0 or more than max_srq_wr is EINVAL and changes nothing;
+ *                   an empty SRQ shrinks and still serves; the limit event still fires
  *   uc-data         UC: RDMA WRITE (with and without immediate) and SEND with immediate of
  *                   1 byte to 256 KiB land byte for byte; no ACK is needed for completion
  *   uc-drop         UC: a WRITE with a bad rkey, a SEND without a receive posted and a SEND
@@ -453,20 +458,150 @@ static int t_resize_cq(void)
 	return 0;
 }
 
-static void uc_pair(void)
-{
-	make_qp(0, IBV_QPT_UC, 256);
-	make_qp(1, IBV_QPT_UC, 256);
-	connect_qp(0, 1);
-	connect_qp(1, 0);
-}
-
 static void fill(uint64_t off, uint32_t n, unsigned int seed)
 {
 	uint32_t k;
 
 	for (k = 0; k < n; k++)
 		buf[off + k] = (uint8_t)(k * 13 + seed);
+}
+
+static int srq_max_wr(void)
+{
+	struct ibv_srq_attr a;
+
+	if (ibv_query_srq(srq, &a))
+		die("query_srq: %s", strerror(errno));
+	return a.max_wr;
+}
+
+static void srq_resize_fails(int max_wr, int limit, const char *why)
+{
+	struct ibv_srq_attr a = { .max_wr = max_wr, .srq_limit = limit };
+	int err = ibv_modify_srq(srq, &a, IBV_SRQ_MAX_WR | (limit ? IBV_SRQ_LIMIT : 0));
+
+	if (err != EINVAL)
+		die("resize the SRQ to %d (%s): %s, wanted EINVAL", max_wr, why,
+		    err ? strerror(err) : "success");
+}
+
+/* Receive @k of the SRQ test: 256 bytes in the upper half of the buffer. */
+static void post_srq_recv_k(uint64_t k)
+{
+	post_srq_recv(k, BUF / 2 + (k % 1024) * 256, 256);
+}
+
+/* @n SENDs of 100 bytes from QP 1 to QP 0 (through the SRQ); their receives must complete
+ * with wr_ids @first, @first + 1, ... and the bytes sent. */
+static void srq_sends(uint64_t first, int n)
+{
+	int k, j, b;
+
+	for (k = 0; k < n; k += b) {
+		b = n - k < 32 ? n - k : 32;
+		for (j = 0; j < b; j++) {
+			fill(0, 100, (unsigned int)(first + k + j));
+			post_send(1, IBV_WR_SEND, k + j, 0, 100, 0, 0);
+			expect_wc(1, IBV_WC_SUCCESS, IBV_WC_SEND, k + j);
+		}
+		for (j = 0; j < b; j++) {
+			uint64_t id = first + k + j;
+			struct ibv_wc wc = wait_wc(0);
+			uint8_t *got = buf + BUF / 2 + (id % 1024) * 256;
+			int i;
+
+			if (wc.status != IBV_WC_SUCCESS || wc.wr_id != id || wc.byte_len != 100)
+				die("receive %d: status %s wr_id %llu byte_len %u, wanted wr_id %llu, 100 bytes",
+				    k + j, ibv_wc_status_str(wc.status), (unsigned long long)wc.wr_id,
+				    wc.byte_len, (unsigned long long)id);
+			for (i = 0; id >= 1005 && i < 100; i++)	/* srq_setup's are elsewhere */
+				if (got[i] != (uint8_t)(i * 13 + id))
+					die("receive %llu: byte %d is %u, wanted %u",
+					    (unsigned long long)id, i, got[i], (uint8_t)(i * 13 + id));
+		}
+	}
+}
+
+static int t_resize_srq(void)
+{
+	struct ibv_device_attr da;
+	struct ibv_srq_attr a = {};
+	struct ibv_recv_wr wr = {}, *bad;
+	struct ibv_sge sg = { (uintptr_t)buf + BUF / 2, 256, mr->lkey };
+	int before, full, grown, shrunk, err, k;
+
+	if (ibv_query_device(ctx, &da))
+		die("query_device");
+	/* srq_setup left receives 1001..1004 posted: fill it up */
+	before = srq_max_wr();
+	wr.sg_list = &sg;
+	wr.num_sge = 1;
+	for (k = 1005;; k++) {
+		wr.wr_id = k;
+		sg.addr = (uintptr_t)buf + BUF / 2 + (k % 1024) * 256;
+		if (ibv_post_srq_recv(srq, &wr, &bad))
+			break;
+		if (k > 1005 + 2 * before)
+			die("the SRQ of %d takes receive after receive", before);
+	}
+	full = k - 1001;		/* receives 1001 .. k - 1 are posted */
+	if (full < before)
+		die("the SRQ of max_wr %d is full at %d receives", before, full);
+	/* refusals: each leaves the SRQ as it was */
+	/* half: a ring rounded up from half of them still holds fewer (full is 2^n - 1) */
+	srq_resize_fails(full / 2, 0, "fewer slots than receives posted");
+	srq_resize_fails(0, 0, "zero");
+	srq_resize_fails(da.max_srq_wr + 1, 0, "more than max_srq_wr");
+	srq_resize_fails(full + 100, full + 200, "fewer than the limit asked");
+	if (srq_max_wr() != before)
+		die("a refused resize changed max_wr from %d to %d", before, srq_max_wr());
+	/* grow the full SRQ */
+	a.max_wr = 4 * full;
+	err = ibv_modify_srq(srq, &a, IBV_SRQ_MAX_WR);
+	if (err)
+		die("grow the SRQ %d -> %d: %s", before, 4 * full, strerror(err));
+	grown = srq_max_wr();
+	if (grown < 4 * full)
+		die("the grown SRQ reports max_wr %d, asked %d", grown, 4 * full);
+	for (k = 1001 + full; k < 1001 + 3 * full; k++)	/* more than the old ring held */
+		post_srq_recv_k(k);
+	srq_sends(1001, 3 * full);	/* the old receives first, in order, then the new */
+	expect_no_wc(0, 50);
+	/* an empty SRQ shrinks, serves, and its limit event still fires */
+	a.max_wr = 8;
+	err = ibv_modify_srq(srq, &a, IBV_SRQ_MAX_WR);
+	if (err)
+		die("shrink the empty SRQ to 8: %s", strerror(err));
+	shrunk = srq_max_wr();
+	if (shrunk < 8 || shrunk >= before)
+		die("the shrunk SRQ reports max_wr %d", shrunk);
+	for (k = 5000; k < 5008; k++)
+		post_srq_recv_k(k);
+	a.srq_limit = 4;
+	if (ibv_modify_srq(srq, &a, IBV_SRQ_LIMIT))
+		die("arm the limit: %s", strerror(errno));
+	srq_sends(5000, 5);		/* 3 left: below the limit of 4 */
+	{
+		struct ibv_qp *on = NULL;	/* the event's element, here the SRQ */
+		int got = next_event(5000, &on);
+
+		if (got != IBV_EVENT_SRQ_LIMIT_REACHED || (void *)on != (void *)srq)
+			die("after the resize: event %s, wanted SRQ_LIMIT_REACHED on the SRQ",
+			    got < 0 ? "none" : ibv_event_type_str(got));
+	}
+	srq_sends(5005, 3);
+	expect_no_wc(0, 50);
+	printf("max_wr %d (full at %d) -> %d -> %d, %d receives in order\n", before, full, grown,
+	       shrunk, 3 * full + 8);
+	return 0;
+}
+
+static void uc_pair(void)
+{
+	make_qp(0, IBV_QPT_UC, 256);
+	make_qp(1, IBV_QPT_UC, 256);
+	connect_qp(0, 1);
+	connect_qp(1, 0);
 }
 
 static void post_recv(int i, uint64_t wr_id, uint64_t off, uint32_t len)
@@ -814,6 +949,7 @@ static const struct {
 	{ "last-wqe-fault", srq_setup, t_last_wqe_fault },
 	{ "last-wqe-no-srq", srq_setup, t_last_wqe_no_srq },
 	{ "resize-cq", rc_pair_small_cq, t_resize_cq },
+	{ "resize-srq", srq_setup, t_resize_srq },
 	{ "uc-data", uc_pair, t_uc_data },
 	{ "uc-drop", uc_pair, t_uc_drop },
 	{ "uc-read", uc_pair, t_uc_read },

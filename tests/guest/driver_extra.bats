@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # The verbs of the bundled rdma_rxe beyond the RC basics (issue 11), over loopback in one guest:
 # IB_EVENT_QP_LAST_WQE_REACHED for QPs on an SRQ (driver/tools/rxe_extra, and nvmet-rdma with
-# use_srq=1 carrying NVMe I/O), ibv_resize_cq, UC QPs (rdma-core's ibv_uc_pingpong, and
-# rxe_extra for WRITE, the silent drops and the refused READ), UD multicast (rdma-core's mckey
+# use_srq=1 carrying NVMe I/O), ibv_resize_cq, SRQ resize (ibv_modify_srq), UC QPs (rdma-core's
+# ibv_uc_pingpong, and rxe_extra for WRITE, the silent drops and the refused READ), UD multicast (rdma-core's mckey
 # over the RDMA CM, and rxe_extra through ibv_attach_mcast); then a clean kernel log. The stock
 # rdma_rxe runs the same rxe_extra cases last, as a reference (printed, not judged, but for
-# post-state: which QP states refuse ibv_post_send, where the bundled driver claims stock's rules).
+# post-state and resize-srq, where the bundled driver claims stock's rules).
 #   tests/run-all tests/guest/driver_extra.bats
 
 bats_require_minimum_version 1.5.0
@@ -60,6 +60,10 @@ extra() {
 
 @test "ibv_resize_cq grows with completions waiting (kept in order), refuses too small, 0 and > max_cqe" {
 	extra resize-cq
+}
+
+@test "ibv_modify_srq MAX_WR grows a full SRQ (its receives kept in order), refuses too small, 0, > max_srq_wr, < limit; shrinks an empty one" {
+	extra resize-srq
 }
 
 @test "UC: RDMA WRITE with and without immediate and SEND with immediate, 1 byte to 256 KiB, land exactly" {
@@ -145,14 +149,17 @@ extra() {
 	modprobe rdma_rxe
 	[[ "$(cat /sys/module/rdma_rxe/version 2>/dev/null)" != rxectl-bundled-* ]]
 	rdma link add rxe0 type rxe netdev eth0
-	for t in last-wqe last-wqe-fault last-wqe-no-srq resize-cq uc-data uc-drop uc-read mcast mcast-rc \
+	for t in last-wqe last-wqe-fault last-wqe-no-srq resize-cq resize-srq uc-data uc-drop uc-read mcast mcast-rc \
 		post-state; do
 		run timeout 60 "$BATS_FILE_TMPDIR/rxe_extra" rxe0 "$(gid_index)" "$t"
 		echo "# stock $t: exit $status: $(tr '\n' ' ' <<<"$output")" >&3
 	done
-	# The bundled driver's post-state case claims stock's behaviour: stock must pass it too.
-	run timeout 60 "$BATS_FILE_TMPDIR/rxe_extra" rxe0 "$(gid_index)" post-state
-	[ "${lines[-1]}" = "ok post-state" ]
+	# The bundled driver's post-state and resize-srq cases claim stock's behaviour: stock must
+	# pass them too.
+	for t in post-state resize-srq; do
+		run timeout 60 "$BATS_FILE_TMPDIR/rxe_extra" rxe0 "$(gid_index)" "$t"
+		[ "${lines[-1]}" = "ok $t" ]
+	done
 	timeout 120 rdma link del rxe0
 	rmmod rdma_rxe
 }

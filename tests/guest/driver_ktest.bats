@@ -9,7 +9,7 @@
 # destroyed, and the device removed: no refcount warning, no GID entry leak); fast-register MRs
 # (ib_alloc_mr, ib_map_mr_sg, IB_WR_REG_MR, IB_WR_LOCAL_INV, key generations, SEND with
 # Invalidate and its refusals: rxe_ktest_frmr.c); UC/UD opcodes refused at post time and
-# LAST_WQE_REACHED on a kernel SRQ QP, the QP states that refuse posts (rxe_ktest_verbs.c). The
+# LAST_WQE_REACHED on a kernel SRQ QP, resizing a kernel SRQ, the QP states that refuse posts (rxe_ktest_verbs.c). The
 # stock rdma_rxe runs the same module last, as a reference (its results are printed, not judged,
 # but for post-state, where the bundled driver claims stock's rules).
 #   tests/run-all tests/guest/driver_ktest.bats
@@ -141,6 +141,10 @@ ktest_release() {
 
 @test "bundled: a kernel QP on an SRQ moved to ERR raises LAST_WQE_REACHED once, in process context" {
 	grep 'rxe_ktest: ok last-wqe-kernel: .*handler in process context' "$BATS_FILE_TMPDIR/bundled.log"
+}
+
+@test "bundled: ib_modify_srq grows a full kernel SRQ keeping its receives, refuses fewer slots than wait" {
+	grep 'rxe_ktest: ok srq-resize-kernel' "$BATS_FILE_TMPDIR/bundled.log"
 }
 
 @test "bundled: a QP and an AH keep the sgid_attr of a GID whose address goes away" {

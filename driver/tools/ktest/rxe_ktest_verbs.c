@@ -223,10 +223,60 @@ out_cq:
 	ib_destroy_cq(cq);
 }
 
+/* Post receives on @srq until it refuses one: how many it took, or -1 on an error not ENOMEM. */
+static int kt_srq_fill(struct ib_srq *srq, int most)
+{
+	struct ib_recv_wr wr = {};
+	const struct ib_recv_wr *bad;
+	int n, err;
+
+	for (n = 0; n <= most; n++) {
+		wr.wr_id = n;
+		err = ib_post_srq_recv(srq, &wr, &bad);
+		if (err)
+			return err == -ENOMEM ? n : -1;
+	}
+	return -1;
+}
+
+/*
+ * ib_modify_srq(IB_SRQ_MAX_WR) on a kernel SRQ: a full SRQ grows and keeps its receives (it then
+ * takes exactly as many more as its new max_wr leaves room for); fewer slots than receives wait
+ * is EINVAL and changes nothing.
+ */
+static void kt_srq_resize(void)
+{
+	struct ib_srq_init_attr sa = { .attr = { .max_wr = 8, .max_sge = 1 } };
+	struct ib_srq_attr a = {}, q0 = {}, q1 = {};
+	int full, more, e_small, e_grow;
+	struct ib_srq *srq;
+
+	srq = ib_create_srq(pd, &sa);
+	if (IS_ERR(srq)) {
+		report(false, "srq-resize-kernel", "ib_create_srq: %ld", PTR_ERR(srq));
+		return;
+	}
+	full = kt_srq_fill(srq, 4096);
+	ib_query_srq(srq, &q0);
+	a.max_wr = full > 1 ? full / 2 : 1;	/* rounded up, still fewer than full (2^n - 1) */
+	e_small = ib_modify_srq(srq, &a, IB_SRQ_MAX_WR);
+	a.max_wr = 4 * full;
+	e_grow = ib_modify_srq(srq, &a, IB_SRQ_MAX_WR);
+	ib_query_srq(srq, &q1);
+	more = e_grow ? -1 : kt_srq_fill(srq, 4096);
+	report(full >= 8 && e_small == -EINVAL && !e_grow && q1.max_wr >= 4 * full &&
+	       more == q1.max_wr - full, "srq-resize-kernel",
+	       "full at %d receives (max_wr %u); to %d: %d (want -EINVAL); to %d: %d, max_wr %u, "
+	       "then %d more receives (want %d)", full, q0.max_wr, full / 2, e_small, 4 * full,
+	       e_grow, q1.max_wr, more, (int)q1.max_wr - full);
+	ib_destroy_srq(srq);
+}
+
 int kt_verbs(void)
 {
 	kt_post_refused();
 	kt_post_state();
 	kt_last_wqe();
+	kt_srq_resize();
 	return 0;
 }
