@@ -52,6 +52,23 @@ static void rxe_comp_fail(struct rxe_qp *qp, enum ib_wc_status status)
 	rxe_qp_error(qp);
 }
 
+/*
+ * Spend one of the QP's retries on a re-issue (a retransmit timeout or a response gap), counted
+ * as @why and completer_retry_err; with none left the oldest WQE completes with
+ * IB_WC_RETRY_EXC_ERR and the QP goes to error. True when the caller is to re-issue.
+ */
+static bool rxe_spend_retry(struct rxe_qp *qp, enum rxe_counter why)
+{
+	if (qp->retry_left <= 0) {
+		rxe_comp_fail(qp, IB_WC_RETRY_EXC_ERR);
+		return false;
+	}
+	qp->retry_left--;
+	rxe_counter_inc(qp->dev, why);
+	rxe_counter_inc(qp->dev, RXE_CNT_COMP_RETRY);
+	return true;
+}
+
 static void rxe_comp_aeth(struct rxe_qp *qp, u32 psn, u8 syn)
 {
 	u32 prev = rxe_psn_add(psn, RXE_PSN_MASK);
@@ -174,14 +191,9 @@ static void rxe_comp_gap(struct rxe_qp *qp, u32 psn)
 	want = rxe_psn_add(w->first_psn, w->rx_pkts);
 	if (rxe_psn_diff(psn, want) <= 0)
 		return;
-	if (qp->retry_left <= 0) {
-		rxe_comp_fail(qp, IB_WC_RETRY_EXC_ERR);
+	if (!rxe_spend_retry(qp, RXE_CNT_GAP_RETRIES))
 		return;
-	}
-	qp->retry_left--;
 	qp->gap_retried = true;
-	rxe_counter_inc(qp->dev, RXE_CNT_GAP_RETRIES);
-	rxe_counter_inc(qp->dev, RXE_CNT_COMP_RETRY);
 	rxe_dbg_qp(qp, "response psn %u past %u: re-issue, %d retries left\n", psn, want,
 		   qp->retry_left);
 	rxe_rewind(qp);
@@ -242,14 +254,9 @@ void rxe_comp_timeout(struct rxe_qp *qp)
 {
 	if (rxe_psn_diff(qp->req_psn, qp->acked_psn) <= 0 || qp->rnr_wait)
 		return;
-	if (qp->retry_left <= 0) {
-		rxe_comp_fail(qp, IB_WC_RETRY_EXC_ERR);
+	if (!rxe_spend_retry(qp, RXE_CNT_RETRY_TIMEOUTS))
 		return;
-	}
-	qp->retry_left--;
 	qp->gap_retried = false;
-	rxe_counter_inc(qp->dev, RXE_CNT_RETRY_TIMEOUTS);
-	rxe_counter_inc(qp->dev, RXE_CNT_COMP_RETRY);
 	rxe_dbg_qp(qp, "retransmit timeout: psn %u acked %u, %d retries left\n", qp->req_psn,
 		   qp->acked_psn, qp->retry_left);
 	rxe_rewind(qp);
