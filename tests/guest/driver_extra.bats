@@ -146,8 +146,7 @@ extra() {
 @test "stock rdma_rxe (reference only): the same rxe_extra cases, results printed" {
 	local t
 	modinfo rdma_rxe >/dev/null 2>&1 || skip "this kernel has no stock rdma_rxe"
-	modprobe rdma_rxe
-	[[ "$(cat /sys/module/rdma_rxe/version 2>/dev/null)" != rxectl-bundled-* ]]
+	load_driver stock
 	rdma link add rxe0 type rxe netdev eth0
 	for t in last-wqe last-wqe-fault last-wqe-no-srq resize-cq resize-srq uc-data uc-drop uc-read mcast mcast-rc \
 		post-state; do

@@ -159,8 +159,7 @@ ktest_release() {
 
 @test "stock rdma_rxe (reference only): rxe_ktest runs to its end; its results are printed" {
 	modinfo rdma_rxe >/dev/null 2>&1 || skip "this kernel has no stock rdma_rxe"
-	modprobe rdma_rxe
-	[[ "$(cat /sys/module/rdma_rxe/version 2>/dev/null)" != rxectl-bundled-* ]]
+	load_driver stock
 	ktest_load
 	if [ "$KTEST_RC" = 0 ]; then
 		ktest_release

@@ -113,8 +113,7 @@ mw() {
 @test "stock rdma_rxe (reference): the same cases; those in STOCK_SAME must pass on it too" {
 	local t bad=""
 	modinfo rdma_rxe >/dev/null 2>&1 || skip "this kernel has no stock rdma_rxe"
-	modprobe rdma_rxe
-	[[ "$(cat /sys/module/rdma_rxe/version 2>/dev/null)" != rxectl-bundled-* ]]
+	load_driver stock
 	rdma link add rxe0 type rxe netdev eth0
 	for t in $CASES; do
 		run timeout 120 "$BATS_FILE_TMPDIR/rxe_mw" rxe0 "$(gid_index)" "$t"

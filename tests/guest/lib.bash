@@ -40,6 +40,30 @@ load_bundled_driver() {
 	insmod "$ko"
 }
 
+# load_driver bundled|stock: that rdma_rxe loaded (a loaded one unloaded first, its devices with
+# it), with ib_uverbs and rdma_ucm (RDMA CM users: rping, rxectl ping, the ULPs). stock is the
+# kernel's own module; a caller skips on kernels without one. Fails when the module that loaded
+# is not the kind asked for.
+load_driver() {
+	! grep -q '^rdma_rxe ' /proc/modules || rmmod rdma_rxe || return 1
+	case $1 in
+	bundled)
+		load_bundled_driver &&
+			[[ "$(cat /sys/module/rdma_rxe/version)" == rxectl-bundled-* ]] || return 1
+		;;
+	stock)
+		modprobe ib_uverbs && modprobe rdma_rxe &&
+			[[ "$(cat /sys/module/rdma_rxe/version 2>/dev/null)" != rxectl-bundled-* ]] ||
+			return 1
+		;;
+	*)
+		echo "load_driver: bundled or stock, not '$1'" >&2
+		return 2
+		;;
+	esac
+	modprobe rdma_ucm
+}
+
 # The setup of the loopback driver files (driver_data, driver_retry, driver_counters): rxe_verify
 # built into $BATS_FILE_TMPDIR, the bundled driver loaded and rxe0 on eth0; and its undo.
 setup_bundled_rxe0() {
@@ -71,20 +95,25 @@ barrier() {
 	touch "$VM_SHARED/$1-$VM_ROLE"
 	for _ in $(seq 1200); do
 		[ -e "$VM_SHARED/$1-a" ] && [ -e "$VM_SHARED/$1-b" ] && return 0
+		if [ -e "$VM_SHARED/failed" ]; then	# pair_teardown: no use waiting
+			echo "barrier $1: the other guest failed a test ($(cat "$VM_SHARED/failed"))" >&2
+			return 1
+		fi
 		sleep 0.5
 	done
 	echo "barrier $1: the other guest never came" >&2
 	return 1
 }
 
+# pair_teardown: a pair file's teardown(): when this guest's test failed, the other guest's
+# barriers stop waiting for it (they fail at once instead of after 10 minutes).
+pair_teardown() {
+	[ -n "${BATS_TEST_COMPLETED:-}" ] || echo "$VM_ROLE: $BATS_TEST_DESCRIPTION" >> "$VM_SHARED/failed"
+}
+
 # (pair guests) Guest a loads the bundled rdma_rxe, guest b the kernel's own: the interop pairs.
 load_bundled_a_stock_b() {
-	if [ "$VM_ROLE" = a ]; then
-		load_bundled_driver
-	else
-		modprobe ib_uverbs
-		modprobe rdma_rxe
-	fi
+	if [ "$VM_ROLE" = a ]; then load_driver bundled; else load_driver stock; fi
 }
 
 # perftest_uncalibrated OUTPUT...: did perftest give up for its clock? It measures the CPU clock

@@ -13,15 +13,7 @@ ULP_NFS_PORT=20049
 # ulp_driver: load the driver RXE_ULP_DRIVER names (bundled, the default, or stock: the kernel's
 # own rdma_rxe, for reference runs) and put rxe0 on eth0.
 ulp_driver() {
-	! grep -q '^rdma_rxe ' /proc/modules || rmmod rdma_rxe || return 1
-	if [ "${RXE_ULP_DRIVER:-bundled}" = stock ]; then
-		modprobe rdma_rxe || return 1
-		[[ "$(cat /sys/module/rdma_rxe/version 2>/dev/null)" != rxectl-bundled-* ]] || return 1
-	else
-		load_bundled_driver || return 1
-		[[ "$(cat /sys/module/rdma_rxe/version)" == rxectl-bundled-* ]] || return 1
-	fi
-	rdma link add rxe0 type rxe netdev eth0
+	load_driver "${RXE_ULP_DRIVER:-bundled}" && rdma link add rxe0 type rxe netdev eth0
 }
 
 # nvmet_export: nvmet-rdma exports a 1 GiB memory-backed null_blk (/dev/nullb0) as ULP_NQN on

@@ -38,14 +38,7 @@ teardown_file() {
 # use_driver bundled|stock: rxe_eth0 on eth0 with that rdma_rxe
 use_driver() {
 	"$RXECTL" down --all >/dev/null 2>&1 || true
-	! grep -q '^rdma_rxe ' /proc/modules || rmmod rdma_rxe
-	if [ "$1" = bundled ]; then
-		load_bundled_driver
-	else
-		modprobe ib_uverbs
-		modprobe rdma_rxe
-	fi
-	modprobe rdma_ucm	# rping and rxectl ping use RDMA CM
+	load_driver "$1"
 	"$RXECTL" up eth0 --wait 20 >/dev/null
 }
 

@@ -30,14 +30,7 @@ teardown_file() {
 use_driver() {
 	tc qdisc del dev eth0 root 2>/dev/null || true
 	rdma link del rxe0 2>/dev/null || true
-	! grep -q '^rdma_rxe ' /proc/modules || rmmod rdma_rxe
-	if [ "$1" = bundled ]; then
-		load_bundled_driver
-	else
-		modprobe ib_uverbs
-		modprobe rdma_rxe
-	fi
-	modprobe rdma_ucm	# rping uses RDMA CM
+	load_driver "$1"
 	rdma link add rxe0 type rxe netdev eth0
 }
 
