@@ -14,6 +14,7 @@
 #include <linux/xarray.h>
 #include <linux/netdevice.h>
 #include <linux/in6.h>
+#include <net/dst_cache.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_user_verbs.h>
@@ -80,6 +81,7 @@ enum rxe_counter {
 	RXE_CNT_LOOPBACK_INLINE,	/* loopback packets whose QP ran in the sender's context */
 	RXE_CNT_RUN_HANDOFFS,		/* runs asked of a QP whose lock was held: its holder ran them */
 	RXE_CNT_GAP_RETRIES,		/* requester re-issued a READ/atomic on a response PSN gap */
+	RXE_CNT_ROUTE_LOOKUPS,		/* a send's destination looked up (is it local, the route) */
 	RXE_NUM_COUNTERS
 };
 
@@ -141,6 +143,18 @@ struct rxe_addr {
 	u8			ttl;
 	u8			tos;
 	u32			flow_label;
+};
+
+/*
+ * What rxe_net.c remembers of a connected QP's path between its packets (under qp->lock): whether
+ * the destination is an address of this host, valid while the namespace's routing generation
+ * (rt_genid_ipv4/6: bumped by any address or route change) is @genid, and the route out.
+ */
+struct rxe_route {
+	struct dst_cache	dst;
+	int			genid;
+	bool			known;
+	bool			local;
 };
 
 struct rxe_ah {
@@ -418,6 +432,7 @@ struct rxe_qp {
 	enum ib_qp_state	state;
 	struct ib_qp_attr	attr;		/* last values set by modify_qp */
 	struct rxe_addr		av;		/* primary path (RC) */
+	struct rxe_route	route;		/* of av (RC, UC) */
 	u16			src_port;
 	u32			mtu;		/* path MTU in bytes */
 
@@ -547,6 +562,9 @@ struct sk_buff *rxe_pkt_alloc(struct rxe_dev *dev, const struct rxe_addr *av, u8
 int rxe_pkt_send(struct rxe_qp *qp, const struct rxe_addr *av, struct sk_buff *skb);
 void rxe_bth_init(struct sk_buff *skb, u8 opcode, bool se, u32 qpn, bool ackreq, u32 psn,
 		  u32 paylen);
+int rxe_route_init(struct rxe_route *r);
+void rxe_route_reset(struct rxe_route *r);
+void rxe_route_destroy(struct rxe_route *r);
 int rxe_av_from_attr(struct rxe_dev *dev, struct rxe_addr *av, const struct rdma_ah_attr *attr);
 /* rxe_rcv(): where a packet comes from */
 enum rxe_src {

@@ -212,28 +212,92 @@ static int rxe_loopback(struct rxe_dev *dev, struct net *net, struct sk_buff *sk
 	return 0;
 }
 
-static bool rxe_is_local(struct net *net, const struct rxe_addr *av)
+int rxe_route_init(struct rxe_route *r)
 {
+	r->known = false;
+	return dst_cache_init(&r->dst, GFP_KERNEL_ACCOUNT);
+}
+
+/* The path changed (modify_qp with IB_QP_AV): look it up again at the next packet. */
+void rxe_route_reset(struct rxe_route *r)
+{
+	r->known = false;
+	dst_cache_reset(&r->dst);
+}
+
+void rxe_route_destroy(struct rxe_route *r)
+{
+	dst_cache_destroy(&r->dst);
+}
+
+static int rxe_route_genid(struct net *net, int family)
+{
+#if IS_ENABLED(CONFIG_IPV6)
+	if (family == AF_INET6)
+		return rt_genid_ipv6(net);
+#endif
+	return rt_genid_ipv4(net);
+}
+
+/*
+ * Is the destination of @av one of this host's addresses (of any netdev: the route with the
+ * QP's output interface would not say)? With @r, the answer of an earlier packet while the
+ * namespace's routing generation has not moved; the generation is read before the lookup, so
+ * a change during it only makes the next packet look again.
+ */
+static bool rxe_is_local(struct rxe_dev *dev, struct net *net, const struct rxe_addr *av,
+			 struct rxe_route *r)
+{
+	int genid = 0;
+	bool local;
+
+	if (r) {
+		genid = rxe_route_genid(net, av->family);
+		if (r->known && r->genid == genid)
+			return r->local;
+	}
+	rxe_counter_inc(dev, RXE_CNT_ROUTE_LOOKUPS);
 	if (av->family == AF_INET)
-		return inet_addr_type(net, av->daddr.v4) == RTN_LOCAL;
-	return ipv6_chk_addr(net, &av->daddr.v6, NULL, 0);
+		local = inet_addr_type(net, av->daddr.v4) == RTN_LOCAL;
+	else
+		local = ipv6_chk_addr(net, &av->daddr.v6, NULL, 0);
+	if (r) {
+		r->genid = genid;
+		r->local = local;
+		r->known = true;
+	}
+	return local;
 }
 
 static int rxe_send6(struct rxe_dev *dev, struct net *net, const struct rxe_addr *av,
-		     struct sk_buff *skb)
+		     struct sk_buff *skb, struct rxe_route *r)
 {
+	struct dst_entry *dst = NULL;
+	struct in6_addr saddr;
 	struct flowi6 fl = {};
-	struct dst_entry *dst;
 	int err;
 
-	fl.flowi6_oif = av->ifindex ? av->ifindex : dev->ndev->ifindex;
-	fl.daddr = av->daddr.v6;
-	fl.saddr = av->saddr.v6;
-	fl.flowi6_proto = IPPROTO_UDP;
-	dst = rxe_ip6_dst_lookup_flow(net, rxe_sock6 ? rxe_sock6->sk : NULL, &fl);
-	if (IS_ERR(dst)) {
-		kfree_skb(skb);
-		return PTR_ERR(dst);
+	if (r) {	/* the per-CPU cache wants no migration between its get and set */
+		local_bh_disable();
+		dst = dst_cache_get_ip6(&r->dst, &saddr);
+		local_bh_enable();
+	}
+	if (!dst) {
+		fl.flowi6_oif = av->ifindex ? av->ifindex : dev->ndev->ifindex;
+		fl.daddr = av->daddr.v6;
+		fl.saddr = av->saddr.v6;
+		fl.flowi6_proto = IPPROTO_UDP;
+		rxe_counter_inc(dev, RXE_CNT_ROUTE_LOOKUPS);
+		dst = rxe_ip6_dst_lookup_flow(net, rxe_sock6 ? rxe_sock6->sk : NULL, &fl);
+		if (IS_ERR(dst)) {
+			kfree_skb(skb);
+			return PTR_ERR(dst);
+		}
+		if (r && !ipv6_addr_is_multicast(&av->daddr.v6)) {
+			local_bh_disable();
+			dst_cache_set_ip6(&r->dst, dst, &fl.saddr);
+			local_bh_enable();
+		}
 	}
 	skb_dst_set(skb, dst);
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
@@ -249,16 +313,48 @@ static int rxe_send6(struct rxe_dev *dev, struct net *net, const struct rxe_addr
  * Add UDP and IP headers and the ICRC to a packet built by rxe_pkt_alloc() and send it, or
  * loop it back when the destination is local. Consumes the skb.
  */
+/*
+ * The IPv4 route for @av: from @r's cache while it holds (dst_cache: until a route or address
+ * change makes the entry obsolete), else looked up (and kept in @r).
+ */
+static struct rtable *rxe_route4(struct rxe_dev *dev, struct net *net, const struct rxe_addr *av,
+				 struct rxe_route *r)
+{
+	struct rtable *rt = NULL;
+	struct flowi4 fl = {};
+	__be32 saddr;
+
+	if (r) {	/* the per-CPU cache wants no migration between its get and set */
+		local_bh_disable();
+		rt = dst_cache_get_ip4(&r->dst, &saddr);
+		local_bh_enable();
+		if (rt)
+			return rt;
+	}
+	fl.flowi4_oif = av->ifindex ? av->ifindex : dev->ndev->ifindex;
+	fl.daddr = av->daddr.v4;
+	fl.saddr = av->saddr.v4;
+	fl.flowi4_proto = IPPROTO_UDP;
+	rxe_flowi4_set_tos(&fl, av->tos & ~3);
+	rxe_counter_inc(dev, RXE_CNT_ROUTE_LOOKUPS);
+	rt = ip_route_output_key(net, &fl);
+	if (!IS_ERR(rt) && r && !ipv4_is_multicast(av->daddr.v4)) {
+		local_bh_disable();
+		dst_cache_set_ip4(&r->dst, &rt->dst, fl.saddr);
+		local_bh_enable();
+	}
+	return rt;
+}
+
 static int __rxe_pkt_send(struct rxe_dev *dev, const struct rxe_addr *av, u16 sport,
-			  struct sk_buff *skb, enum rxe_src src)
+			  struct sk_buff *skb, enum rxe_src src, struct rxe_route *r)
 {
 	struct net *net = dev_net(dev->ndev);
-	struct flowi4 fl = {};
 	struct rtable *rt;
 	int err;
 
 	rxe_push_udp(skb, sport);
-	if (rxe_is_local(net, av)) {
+	if (rxe_is_local(dev, net, av, r)) {
 		if (av->family == AF_INET)
 			rxe_push_ip4(skb, av, net);
 		else
@@ -273,15 +369,10 @@ static int __rxe_pkt_send(struct rxe_dev *dev, const struct rxe_addr *av, u16 sp
 		rxe_push_ip6(skb, av);
 		rxe_set_icrc(skb);
 		rxe_udp6_csum(skb);
-		return rxe_send6(dev, net, av, skb);
+		return rxe_send6(dev, net, av, skb, r);
 	}
 
-	fl.flowi4_oif = av->ifindex ? av->ifindex : dev->ndev->ifindex;
-	fl.daddr = av->daddr.v4;
-	fl.saddr = av->saddr.v4;
-	fl.flowi4_proto = IPPROTO_UDP;
-	rxe_flowi4_set_tos(&fl, av->tos & ~3);
-	rt = ip_route_output_key(net, &fl);
+	rt = rxe_route4(dev, net, av, r);
 	if (IS_ERR(rt)) {
 		kfree_skb(skb);
 		return PTR_ERR(rt);
@@ -308,8 +399,10 @@ static int __rxe_pkt_send(struct rxe_dev *dev, const struct rxe_addr *av, u16 sp
  */
 int rxe_pkt_send(struct rxe_qp *qp, const struct rxe_addr *av, struct sk_buff *skb)
 {
+	/* A connected QP's path is fixed until modify_qp: its route is kept (UD's vary by AH). */
 	int err = __rxe_pkt_send(qp->dev, av, qp->src_port, skb,
-				 qp->nested ? RXE_SRC_LOCAL : RXE_SRC_LOCAL_RUN);
+				 qp->nested ? RXE_SRC_LOCAL : RXE_SRC_LOCAL_RUN,
+				 av == &qp->av ? &qp->route : NULL);
 
 	rxe_counter_inc(qp->dev, err ? RXE_CNT_SEND_ERR : RXE_CNT_SENT_PKTS);
 	return err;

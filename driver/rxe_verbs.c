@@ -950,6 +950,10 @@ int rxe_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init, struct ib_ud
 		cap->max_recv_sge = 0;
 	}
 
+	err = rxe_route_init(&qp->route);
+	if (err)
+		goto err_rq;
+
 	if (init->qp_type == IB_QPT_GSI) {
 		qpn = RXE_GSI_QPN;
 		err = xa_insert(&dev->qps, qpn, qp, GFP_KERNEL);
@@ -958,7 +962,7 @@ int rxe_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init, struct ib_ud
 				      &dev->next_qpn, GFP_KERNEL);
 	}
 	if (err < 0)
-		goto err_rq;
+		goto err_route;
 	qp->ib.qp_num = qpn;
 	qp->src_port = 0xc000 | hash_32(qpn, 14);
 
@@ -973,6 +977,8 @@ err_xa:
 	xa_erase(&dev->qps, qpn);
 	synchronize_rcu();
 	skb_queue_purge(&qp->rxq);
+err_route:
+	rxe_route_destroy(&qp->route);
 err_rq:
 	rxe_queue_free(&qp->rq);
 err_swqes:
@@ -1055,6 +1061,7 @@ int rxe_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask, struct 
 			goto out;
 		}
 		qp->av = av;
+		rxe_route_reset(&qp->route);
 	}
 	if (mask & IB_QP_ACCESS_FLAGS)
 		qp->attr.qp_access_flags = attr->qp_access_flags;
@@ -1179,6 +1186,7 @@ int rxe_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	/* No run of the QP is left to bind a window to it: free the ones bound. */
 	rxe_mw_qp_gone(qp);
 	kfree(qp->res);
+	rxe_route_destroy(&qp->route);
 	rxe_queue_free(&qp->rq);
 	kvfree(qp->swqes);
 	rxe_queue_free(&qp->sq);

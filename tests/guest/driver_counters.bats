@@ -31,7 +31,7 @@ delta() {	# delta BEFORE AFTER NAME
 		send_rnr_err rcvd_seq_err ack_deferred retry_exceeded_err retry_rnr_exceeded_err \
 		completer_retry_err send_err link_downed rdma_sends rdma_recvs \
 		loopback_pkts retry_timeouts rcvd_dropped worker_runs inline_runs loopback_inline \
-		run_handoffs gap_retries; do
+		run_handoffs gap_retries route_lookups; do
 		jq -e --arg n "$n" 'has($n) and (.[$n] | type == "number")' <<<"$s" >/dev/null ||
 			{ echo "no counter $n in: $s"; return 1; }
 	done
@@ -84,6 +84,37 @@ delta() {	# delta BEFORE AFTER NAME
 	# most of the 2n SENDs were taken by their receiver in the sender's context
 	[ "$(delta "$a" "$b" loopback_inline)" -ge "$n" ]
 	[ "$(delta "$a" "$b" worker_runs)" -le $((n / 5)) ]
+}
+
+@test "a connected QP looks its path up once, not per packet; an address change makes it look again" {
+	# route_lookups counts each time a send found out whether its destination is local and,
+	# for the wire, its route. RC QPs keep the answer until the namespace's routing generation
+	# moves (any address or route change) or modify_qp changes their path.
+	local g a b m pid n=4000
+	g=$(gid_index)
+	a=$(snap)
+	ibv_rc_pingpong -d rxe0 -g "$g" -s 64 -n $n >/dev/null 2>&1 &
+	sleep 1
+	timeout 300 ibv_rc_pingpong -d rxe0 -g "$g" -s 64 -n $n 127.0.0.1 >/dev/null 2>&1 &
+	pid=$!
+	sleep 2
+	m=$(snap)
+	# an address comes and goes while the QPs send: the routing generation moves
+	ip addr add 198.51.100.77/32 dev eth0
+	kill -0 "$pid" || { echo "the pingpong ended before the address change: raise n"; return 1; }
+	ip addr del 198.51.100.77/32 dev eth0
+	wait "$pid"
+	wait
+	b=$(snap)
+	echo "# route_lookups: $(delta "$a" "$m" route_lookups) in the first 2 s ($(delta "$a" "$m" sent_pkts) packets), $(delta "$a" "$b" route_lookups) in all ($(delta "$a" "$b" sent_pkts) packets)" >&3
+	[ "$(delta "$a" "$b" rdma_sends)" -eq $((2 * n)) ]
+	[ "$(delta "$a" "$m" sent_pkts)" -ge 100 ]
+	# two QPs: a lookup each at their first packet (a jiffy's grace of the cache's reset aside)
+	[ "$(delta "$a" "$m" route_lookups)" -ge 2 ]
+	[ "$(delta "$a" "$m" route_lookups)" -le 8 ]
+	# the change made both look again, once each per generation (add, delete), not per packet
+	[ "$(delta "$m" "$b" route_lookups)" -ge 2 ]
+	[ "$(delta "$m" "$b" route_lookups)" -le 16 ]
 }
 
 @test "RNR retry exceeded (rnr_retry 2): 3 RNR NAKs sent and received, 1 retry_rnr_exceeded_err" {
