@@ -201,6 +201,7 @@ static inline void rxe_queue_consume(struct rxe_queue *q)
 int rxe_queue_init(struct rxe_dev *dev, struct rxe_queue *q, u32 nelem, size_t elem,
 		   struct ib_udata *udata, struct mminfo *mi);
 void rxe_queue_free(struct rxe_queue *q);
+void rxe_queue_move(struct rxe_queue *nq, struct rxe_queue *oq, u32 from, u32 n, size_t esize);
 int rxe_mmap(struct ib_ucontext *ctx, struct vm_area_struct *vma);
 void rxe_mmap_free(struct rdma_user_mmap_entry *entry);
 

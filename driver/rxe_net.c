@@ -293,7 +293,7 @@ static int rxe_send6(struct rxe_dev *dev, struct net *net, const struct rxe_addr
 			kfree_skb(skb);
 			return PTR_ERR(dst);
 		}
-		if (r && !ipv6_addr_is_multicast(&av->daddr.v6)) {
+		if (r) {
 			local_bh_disable();
 			dst_cache_set_ip6(&r->dst, dst, &fl.saddr);
 			local_bh_enable();
@@ -309,10 +309,6 @@ static int rxe_send6(struct rxe_dev *dev, struct net *net, const struct rxe_addr
 	return net_xmit_eval(err) ? -EAGAIN : 0;
 }
 
-/*
- * Add UDP and IP headers and the ICRC to a packet built by rxe_pkt_alloc() and send it, or
- * loop it back when the destination is local. Consumes the skb.
- */
 /*
  * The IPv4 route for @av: from @r's cache while it holds (dst_cache: until a route or address
  * change makes the entry obsolete), else looked up (and kept in @r).
@@ -338,7 +334,7 @@ static struct rtable *rxe_route4(struct rxe_dev *dev, struct net *net, const str
 	rxe_flowi4_set_tos(&fl, av->tos & ~3);
 	rxe_counter_inc(dev, RXE_CNT_ROUTE_LOOKUPS);
 	rt = ip_route_output_key(net, &fl);
-	if (!IS_ERR(rt) && r && !ipv4_is_multicast(av->daddr.v4)) {
+	if (!IS_ERR(rt) && r) {
 		local_bh_disable();
 		dst_cache_set_ip4(&r->dst, &rt->dst, fl.saddr);
 		local_bh_enable();
@@ -346,6 +342,10 @@ static struct rtable *rxe_route4(struct rxe_dev *dev, struct net *net, const str
 	return rt;
 }
 
+/*
+ * Add UDP and IP headers and the ICRC to a packet built by rxe_pkt_alloc() and send it, or
+ * loop it back when the destination is local. Consumes the skb.
+ */
 static int __rxe_pkt_send(struct rxe_dev *dev, const struct rxe_addr *av, u16 sport,
 			  struct sk_buff *skb, enum rxe_src src, struct rxe_route *r)
 {

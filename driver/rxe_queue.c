@@ -61,6 +61,21 @@ err_buf:
 	return err;
 }
 
+/*
+ * Move the @n entries of @oq from index @from into the new ring @nq, oldest first at its slot 0
+ * (the caller holds what serialises both ends of @oq and then points its users at @nq): @nq's
+ * shared indices say 0 consumed, @n produced; the caller sets nq->index to its side's.
+ */
+void rxe_queue_move(struct rxe_queue *nq, struct rxe_queue *oq, u32 from, u32 n, size_t esize)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		memcpy(rxe_queue_slot(nq, i), rxe_queue_slot(oq, from + i), esize);
+	nq->buf->consumer_index = 0;
+	smp_store_release(&nq->buf->producer_index, n);
+}
+
 /* Drop our use of the ring. User rings are freed by rxe_mmap_free() once unmapped. */
 void rxe_queue_free(struct rxe_queue *q)
 {

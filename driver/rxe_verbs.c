@@ -223,7 +223,7 @@ int rxe_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	struct rxe_resize_cq_resp resp = {};
 	struct rxe_queue nq, oq;
 	unsigned long flags;
-	u32 cons, n, i;
+	u32 cons, n;
 	int err;
 
 	if (cqe < 1 || cqe >= RXE_MAX_CQE)
@@ -244,12 +244,8 @@ int rxe_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 		err = -EINVAL;
 		goto err_free;
 	}
-	for (i = 0; i < n; i++)
-		memcpy(rxe_queue_slot(&nq, i), rxe_queue_slot(&cq->q, cons + i),
-		       sizeof(union rxe_cqe));
-	nq.index = n;
-	nq.buf->consumer_index = 0;
-	smp_store_release(&nq.buf->producer_index, n);
+	rxe_queue_move(&nq, &cq->q, cons, n, sizeof(union rxe_cqe));
+	nq.index = n;		/* we produce */
 	oq = cq->q;
 	cq->q = nq;
 	cq->ib.cqe = nq.mask;
@@ -419,7 +415,7 @@ static int rxe_resize_srq(struct rxe_srq *srq, u32 max_wr, u32 limit, struct ib_
 	struct rxe_queue nq, oq;
 	struct mminfo mi = {};
 	unsigned long flags;
-	u32 cons, n, i;
+	u32 cons, n;
 	size_t esize;
 	int err;
 
@@ -449,11 +445,8 @@ static int rxe_resize_srq(struct rxe_srq *srq, u32 max_wr, u32 limit, struct ib_
 		err = -EINVAL;
 		goto err_free;
 	}
-	for (i = 0; i < n; i++)
-		memcpy(rxe_queue_slot(&nq, i), rxe_queue_slot(&srq->q, cons + i), esize);
-	nq.index = 0;
-	nq.buf->consumer_index = 0;
-	smp_store_release(&nq.buf->producer_index, n);
+	rxe_queue_move(&nq, &srq->q, cons, n, esize);
+	nq.index = 0;		/* we consume */
 	oq = srq->q;
 	srq->q = nq;
 	spin_unlock_irqrestore(&srq->lock, flags);
