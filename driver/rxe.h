@@ -82,6 +82,7 @@ enum rxe_counter {
 	RXE_CNT_RUN_HANDOFFS,		/* runs asked of a QP whose lock was held: its holder ran them */
 	RXE_CNT_GAP_RETRIES,		/* requester re-issued a READ/atomic on a response PSN gap */
 	RXE_CNT_ROUTE_LOOKUPS,		/* a send's destination looked up (is it local, the route) */
+	RXE_CNT_RCVD_PAGED,		/* wire packets that arrived in page fragments (read in place) */
 	RXE_NUM_COUNTERS
 };
 
@@ -264,7 +265,9 @@ struct rxe_mr {
 	/*
 	 * The key the packet paths match (ib.lkey/rkey of a fast-register MR belong to the
 	 * consumer, who changes them with ib_update_fast_reg_key() before IB_WR_REG_MR), with
-	 * state, access, iova, length and the page list: all written under the dev->mrs lock.
+	 * state, access, iova, length and the page list: all written under the dev->mrs lock,
+	 * the others before state becomes valid (a release; rxe_mr_get() reads them locklessly
+	 * after an acquire of state, holding a reference that keeps them from changing).
 	 */
 	u32			key;
 	u8			state;		/* enum rxe_mr_state */
@@ -289,6 +292,7 @@ struct rxe_mr {
 	u32			n_mw;		/* memory windows bound to it (dev->mrs lock) */
 	refcount_t		ref;
 	struct completion	done;
+	struct rcu_head		rcu;		/* rxe_mr_get() looks it up under RCU alone */
 };
 
 /*
@@ -383,6 +387,11 @@ static inline void *rxe_ext(struct sk_buff *skb, enum rxe_ext e)
 	return skb->data + rxe_opinfo[rxe_pkt(skb)->opcode].off[e];
 }
 
+/*
+ * The payload of a packet being built (always linear). A received packet's payload may lie
+ * in page fragments (the wire's skbs are not linearized): read it with rxe_pkt_to_mr() and
+ * rxe_pkt_to_sgl() (rxe_net.c).
+ */
 static inline void *rxe_payload(struct sk_buff *skb)
 {
 	return skb->data + rxe_pkt(skb)->hdr_len;
@@ -552,6 +561,7 @@ int rxe_get_hw_stats(struct ib_device *ib, struct rdma_hw_stats *stats, u32 port
 
 /* rxe_icrc.c */
 u32 rxe_icrc(const void *ip, const void *bth, unsigned int len);
+u32 rxe_icrc_skb(struct sk_buff *skb, unsigned int len);
 void rxe_icrc_init(void);
 void rxe_icrc_exit(void);
 
@@ -603,6 +613,11 @@ void rxe_mr_drain(struct rxe_mr *mr);
 void *rxe_mr_map8(struct rxe_mr *mr, u64 va);
 void rxe_mr_unmap8(struct rxe_mr *mr, void *addr);
 int rxe_mr_copy(struct rxe_mr *mr, u64 va, void *buf, u32 len, bool to_mr);
+int rxe_skb_walk(struct sk_buff *skb, unsigned int off, unsigned int len,
+		 int (*fn)(void *arg, const u8 *p, unsigned int n), void *arg);
+int rxe_pkt_to_mr(struct sk_buff *skb, struct rxe_mr *mr, u64 va);
+int rxe_pkt_to_sgl(struct rxe_qp *qp, struct sk_buff *skb, const struct rxe_sge *sge, u32 nsge,
+		   u32 *cur_sge, u32 *sge_off);
 int rxe_sgl_copy(struct rxe_qp *qp, const struct rxe_sge *sge, u32 nsge, u32 *cur_sge,
 		 u32 *sge_off, void *buf, u32 len, bool to_sgl);
 

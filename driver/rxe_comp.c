@@ -135,8 +135,7 @@ static void rxe_comp_read(struct rxe_qp *qp, struct sk_buff *skb, struct rxe_swq
 		rxe_comp_fail(qp, IB_WC_LOC_LEN_ERR);
 		return;
 	}
-	err = rxe_sgl_copy(qp, w->sge, w->num_sge, &w->cur_sge, &w->sge_off,
-			   rxe_payload(skb), pkt->paylen, true);
+	err = rxe_pkt_to_sgl(qp, skb, w->sge, w->num_sge, &w->cur_sge, &w->sge_off);
 	if (err) {
 		rxe_comp_fail(qp, IB_WC_LOC_PROT_ERR);
 		return;

@@ -79,18 +79,15 @@ void rxe_icrc_exit(void)
 #endif
 
 /*
- * Compute the ICRC of the packet whose IP header starts at @ip and whose BTH starts at
- * @bth; @len counts the bytes from the BTH up to (not including) the ICRC field.
- * Variant fields are replaced by ones on a copy; the packet itself is not touched.
+ * The masked pseudo-header of the ICRC (IBA annex A17): the IP header, UDP header and BTH of
+ * the packet at @ip and @bth with their variant fields set to ones, into @ph; its length.
  */
-u32 rxe_icrc(const void *ip, const void *bth, unsigned int len)
+static unsigned int rxe_icrc_ph(const void *ip, const void *bth, u8 *ph)
 {
-	u8 ph[sizeof(struct ipv6hdr) + sizeof(struct udphdr) + sizeof(struct rxe_bth)];
 	const struct iphdr *ip4 = ip;
 	unsigned int iplen;
 	struct rxe_bth *b;
 	struct udphdr *u;
-	u32 crc;
 
 	if (ip4->version == 4) {
 		struct iphdr *h = (struct iphdr *)ph;
@@ -115,13 +112,74 @@ u32 rxe_icrc(const void *ip, const void *bth, unsigned int len)
 	b = (struct rxe_bth *)(u + 1);
 	memcpy(b, bth, sizeof(*b));
 	b->qpn |= cpu_to_be32(~RXE_QPN_MASK);
+	return iplen + sizeof(*u) + sizeof(*b);
+}
+
+#define RXE_ICRC_PH_MAX	(sizeof(struct ipv6hdr) + sizeof(struct udphdr) + sizeof(struct rxe_bth))
+
+/*
+ * Compute the ICRC of the packet whose IP header starts at @ip and whose BTH starts at
+ * @bth; @len counts the bytes from the BTH up to (not including) the ICRC field.
+ * Variant fields are replaced by ones on a copy; the packet itself is not touched.
+ */
+u32 rxe_icrc(const void *ip, const void *bth, unsigned int len)
+{
+	u8 ph[RXE_ICRC_PH_MAX];
+	unsigned int phlen = rxe_icrc_ph(ip, bth, ph);
+	u32 crc;
 
 #ifdef RXE_ICRC_SHASH
-	if (rxe_crc_tfm && rxe_icrc_shash(ph, iplen + sizeof(*u) + sizeof(*b),
-					  (const u8 *)bth + sizeof(*b), len - sizeof(*b), &crc))
+	if (rxe_crc_tfm && rxe_icrc_shash(ph, phlen, (const u8 *)bth + sizeof(struct rxe_bth),
+					  len - sizeof(struct rxe_bth), &crc))
 		return ~crc;
 #endif
-	crc = crc32_le(RXE_ICRC_SEED, ph, iplen + sizeof(*u) + sizeof(*b));
-	crc = crc32_le(crc, (const u8 *)bth + sizeof(*b), len - sizeof(*b));
+	crc = crc32_le(RXE_ICRC_SEED, ph, phlen);
+	crc = crc32_le(crc, (const u8 *)bth + sizeof(struct rxe_bth), len - sizeof(struct rxe_bth));
+	return ~crc;
+}
+
+static int rxe_icrc_piece(void *arg, const u8 *p, unsigned int n)
+{
+	u32 *crc = arg;
+
+	*crc = crc32_le(*crc, p, n);
+	return 0;
+}
+
+#ifdef RXE_ICRC_SHASH
+static int rxe_icrc_shash_piece(void *arg, const u8 *p, unsigned int n)
+{
+	return crypto_shash_update(arg, p, n);
+}
+#endif
+
+/*
+ * The ICRC of a received packet: skb->data at the BTH (the headers linear), @len bytes from it
+ * up to the ICRC field; the rest may lie in page fragments (rxe_skb_walk()).
+ */
+u32 rxe_icrc_skb(struct sk_buff *skb, unsigned int len)
+{
+	const unsigned int bthlen = sizeof(struct rxe_bth);
+	u8 ph[RXE_ICRC_PH_MAX];
+	unsigned int phlen;
+	u32 crc;
+
+	if (len <= skb_headlen(skb))
+		return rxe_icrc(skb_network_header(skb), skb->data, len);
+	phlen = rxe_icrc_ph(skb_network_header(skb), skb->data, ph);
+#ifdef RXE_ICRC_SHASH
+	if (rxe_crc_tfm) {
+		SHASH_DESC_ON_STACK(desc, rxe_crc_tfm);
+		__le32 out;
+
+		desc->tfm = rxe_crc_tfm;
+		if (!crypto_shash_init(desc) && !crypto_shash_update(desc, ph, phlen) &&
+		    !rxe_skb_walk(skb, bthlen, len - bthlen, rxe_icrc_shash_piece, desc) &&
+		    !crypto_shash_final(desc, (u8 *)&out))
+			return ~le32_to_cpu(out);
+	}
+#endif
+	crc = crc32_le(RXE_ICRC_SEED, ph, phlen);
+	rxe_skb_walk(skb, bthlen, len - bthlen, rxe_icrc_piece, &crc);
 	return ~crc;
 }

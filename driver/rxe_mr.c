@@ -130,7 +130,8 @@ int rxe_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	}
 	kvfree(mr->fpages);
 	kvfree(mr->fmap);
-	kfree(mr);
+	/* a lookup that found it before the erase may still try its reference: RCU */
+	kfree_rcu(mr, rcu);
 	return 0;
 }
 
@@ -224,6 +225,11 @@ void rxe_mr_change_put(struct rxe_dev *dev, struct rxe_mr *mr)
  */
 void rxe_mr_drain(struct rxe_mr *mr)
 {
+	/*
+	 * The state change is seen before the references are counted; rxe_mr_get() takes its
+	 * reference before it reads the state: one of the two sees the other.
+	 */
+	smp_mb();
 	while (refcount_read(&mr->ref) > 1 + READ_ONCE(mr->changing))
 		cond_resched();
 }
@@ -269,7 +275,7 @@ int rxe_mr_fast_reg(struct rxe_dev *dev, struct ib_pd *pd, uintptr_t ibmr, u32 k
 		mr->length = mr->ib.length;
 		mr->access = access;
 		mr->key = key;
-		mr->state = RXE_MR_VALID;
+		smp_store_release(&mr->state, RXE_MR_VALID);	/* rxe_mr_get() */
 		err = 0;
 	}
 	xa_unlock(&dev->mrs);
@@ -294,7 +300,7 @@ int rxe_mr_invalidate(struct rxe_dev *dev, struct ib_pd *pd, u32 key, bool remot
 	    (remote && mr->state != RXE_MR_VALID) || !rxe_mr_change_get(mr))
 		mr = NULL;
 	else
-		mr->state = RXE_MR_FREE;
+		WRITE_ONCE(mr->state, RXE_MR_FREE);
 	xa_unlock(&dev->mrs);
 	if (!mr)
 		return -EINVAL;
@@ -305,21 +311,32 @@ int rxe_mr_invalidate(struct rxe_dev *dev, struct ib_pd *pd, u32 key, bool remot
 
 /*
  * Find the valid MR for @key and take a reference, checking the PD, the access rights
- * (@remote: the key is an rkey) and that [va, va + len) lies inside it.
+ * (@remote: the key is an rkey) and that [va, va + len) lies inside it. Every packet's SGE and
+ * rkey comes here, so it takes no device-wide lock: the MR is found under RCU (rxe_dereg_mr()
+ * frees it after a grace period), the reference is taken first and only then the state read
+ * (an acquire: a registration writes the other fields before the state says valid). An
+ * invalidation that changes the state afterwards waits for this reference (rxe_mr_drain()), so
+ * nothing checked here changes while it is held; one that changed it before is seen here.
  */
 struct rxe_mr *rxe_mr_get(struct rxe_dev *dev, struct ib_pd *pd, u32 key, bool remote,
 			  int access, u64 va, u64 len)
 {
 	struct rxe_mr *mr;
 
-	xa_lock(&dev->mrs);
+	rcu_read_lock();
 	mr = xa_load(&dev->mrs, key >> 8);
-	if (!mr || mr->key != key || mr->state != RXE_MR_VALID || mr->ib.pd != pd ||
-	    (mr->access & access) != access || (remote && mr->dma) ||
-	    (!mr->dma && (va < mr->iova || va + len < va || va + len > mr->iova + mr->length)) ||
-	    !refcount_inc_not_zero(&mr->ref))
+	if (mr && !refcount_inc_not_zero(&mr->ref))
 		mr = NULL;
-	xa_unlock(&dev->mrs);
+	rcu_read_unlock();
+	if (!mr)
+		return NULL;
+	smp_mb__after_atomic();		/* the reference before the state: rxe_mr_drain() */
+	if (smp_load_acquire(&mr->state) != RXE_MR_VALID || READ_ONCE(mr->key) != key ||
+	    mr->ib.pd != pd || (mr->access & access) != access || (remote && mr->dma) ||
+	    (!mr->dma && (va < mr->iova || va + len < va || va + len > mr->iova + mr->length))) {
+		rxe_mr_put(mr);
+		return NULL;
+	}
 	return mr;
 }
 
@@ -460,4 +477,81 @@ int rxe_sgl_copy(struct rxe_qp *qp, const struct rxe_sge *sge, u32 nsge, u32 *cu
 		len -= n;
 	}
 	return 0;
+}
+
+/*
+ * Call @fn on the bytes [off, off + len) of @skb, piece by contiguous piece: the linear part
+ * at once, page fragments (and a fragment list) through skb_seq_read(), which maps each
+ * in turn. Stops at @fn's first error and returns it; -EINVAL if the skb is shorter.
+ */
+int rxe_skb_walk(struct sk_buff *skb, unsigned int off, unsigned int len,
+		 int (*fn)(void *arg, const u8 *p, unsigned int n), void *arg)
+{
+	struct skb_seq_state st;
+	unsigned int done = 0, n;
+	const u8 *data;
+	int err = 0;
+
+	if (!len)
+		return 0;
+	if (off + len <= skb_headlen(skb))
+		return fn(arg, skb->data + off, len);
+	skb_prepare_seq_read(skb, off, off + len, &st);
+	while (done < len && (n = skb_seq_read(done, &data, &st)) != 0) {
+		n = min(n, len - done);	/* a piece may run past the range's end */
+		err = fn(arg, data, n);
+		if (err)
+			break;
+		done += n;
+	}
+	skb_abort_seq_read(&st);
+	return err ? err : done == len ? 0 : -EINVAL;
+}
+
+struct rxe_to_mr {
+	struct rxe_mr	*mr;
+	u64		va;
+};
+
+static int rxe_piece_to_mr(void *arg, const u8 *p, unsigned int n)
+{
+	struct rxe_to_mr *t = arg;
+	int err = rxe_mr_copy(t->mr, t->va, (void *)p, n, true);	/* read only */
+
+	t->va += n;
+	return err;
+}
+
+/* Copy a received packet's payload into @mr at @va (the range was checked by rxe_mr_get()). */
+int rxe_pkt_to_mr(struct sk_buff *skb, struct rxe_mr *mr, u64 va)
+{
+	struct rxe_to_mr t = { .mr = mr, .va = va };
+
+	return rxe_skb_walk(skb, rxe_pkt(skb)->hdr_len, rxe_pkt(skb)->paylen, rxe_piece_to_mr, &t);
+}
+
+struct rxe_to_sgl {
+	struct rxe_qp		*qp;
+	const struct rxe_sge	*sge;
+	u32			nsge;
+	u32			*cur_sge;
+	u32			*sge_off;
+};
+
+static int rxe_piece_to_sgl(void *arg, const u8 *p, unsigned int n)
+{
+	struct rxe_to_sgl *t = arg;
+
+	return rxe_sgl_copy(t->qp, t->sge, t->nsge, t->cur_sge, t->sge_off, (void *)p, n, true);
+}
+
+/* Copy a received packet's payload into an SGE list at its cursor (as rxe_sgl_copy()). */
+int rxe_pkt_to_sgl(struct rxe_qp *qp, struct sk_buff *skb, const struct rxe_sge *sge, u32 nsge,
+		   u32 *cur_sge, u32 *sge_off)
+{
+	struct rxe_to_sgl t = { .qp = qp, .sge = sge, .nsge = nsge, .cur_sge = cur_sge,
+				.sge_off = sge_off };
+
+	return rxe_skb_walk(skb, rxe_pkt(skb)->hdr_len, rxe_pkt(skb)->paylen, rxe_piece_to_sgl,
+			    &t);
 }

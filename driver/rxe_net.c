@@ -153,17 +153,21 @@ static void rxe_push_ip6(struct sk_buff *skb, const struct rxe_addr *av)
 	skb->ip_summed = CHECKSUM_NONE;
 }
 
-/* IPv6 requires a UDP checksum; it covers the ICRC, so it is computed last. */
+/*
+ * IPv6 requires a UDP checksum; it covers the ICRC, so it is set up last. It is left to the
+ * netdev (CHECKSUM_PARTIAL: the pseudo-header sum is seeded here): a NIC that checksums UDP
+ * over IPv6 does it in hardware, and for one that does not the stack's transmit path computes
+ * it in software (skb_checksum_help()), once, as for any other UDP tunnel.
+ */
 static void rxe_udp6_csum(struct sk_buff *skb)
 {
 	struct udphdr *uh = udp_hdr(skb);
-	unsigned int len = ntohs(uh->len);
 
-	uh->check = 0;
-	uh->check = csum_ipv6_magic(&ipv6_hdr(skb)->saddr, &ipv6_hdr(skb)->daddr, len,
-				    IPPROTO_UDP, csum_partial(uh, len, 0));
-	if (!uh->check)
-		uh->check = CSUM_MANGLED_0;
+	skb->ip_summed = CHECKSUM_PARTIAL;
+	skb->csum_start = skb_transport_header(skb) - skb->head;
+	skb->csum_offset = offsetof(struct udphdr, check);
+	uh->check = ~csum_ipv6_magic(&ipv6_hdr(skb)->saddr, &ipv6_hdr(skb)->daddr,
+				     ntohs(uh->len), IPPROTO_UDP, 0);
 }
 
 static void rxe_set_icrc(struct sk_buff *skb)
@@ -426,8 +430,8 @@ bool rxe_pkt_from_peer(const struct rxe_addr *av, struct sk_buff *skb)
 }
 
 /*
- * Receive one RoCE v2 packet: skb->data is at the UDP header, the network header is set
- * and the skb is linear. Every header field is checked before use; the packet is queued
+ * Receive one RoCE v2 packet: skb->data is at the UDP header, which is linear, and the
+ * network header is set; the rest may lie in page fragments. Every header field is checked before use; the packet is queued
  * to its QP or dropped. A local packet (@src not RXE_SRC_WIRE) was built by this host's own
  * rxe_pkt_send() and never left it: it carries no ICRC to check. Consumes the skb.
  *
@@ -452,6 +456,7 @@ void rxe_rcv(struct rxe_dev *dev, struct sk_buff *skb, enum rxe_src src)
 	struct rxe_qp *qp;
 	unsigned int len, pad;
 	bool queued = false;
+	__le32 icrc;
 
 	/* The UDP header follows an option-less IPv4 header or a bare IPv6 header. */
 	if (!((nhlen == sizeof(struct iphdr) && iph->version == 4 && iph->ihl == 5) ||
@@ -460,8 +465,14 @@ void rxe_rcv(struct rxe_dev *dev, struct sk_buff *skb, enum rxe_src src)
 		goto drop;
 	if (skb->len < sizeof(struct udphdr) + sizeof(struct rxe_bth) + RXE_ICRC_SIZE)
 		goto drop;
-	if (ntohs(udp_hdr(skb)->len) < skb->len)
-		skb_trim(skb, ntohs(udp_hdr(skb)->len));
+	if (ntohs(udp_hdr(skb)->len) < skb->len && pskb_trim(skb, ntohs(udp_hdr(skb)->len)))
+		goto drop;
+	/*
+	 * From the wire the payload may lie in page fragments: only the headers are made linear
+	 * (the BTH now, the opcode's others below); the payload is read where it lies.
+	 */
+	if (!pskb_may_pull(skb, sizeof(struct udphdr) + sizeof(struct rxe_bth)))
+		goto drop;
 	skb_pull(skb, sizeof(struct udphdr));
 
 	bth = (struct rxe_bth *)skb->data;
@@ -472,8 +483,9 @@ void rxe_rcv(struct rxe_dev *dev, struct sk_buff *skb, enum rxe_src src)
 		goto drop;
 	pad = (bth->flags & BTH_PAD_MASK) >> BTH_PAD_SHIFT;
 	len = skb->len;
-	if (len < info->hdr_len + pad + RXE_ICRC_SIZE)
+	if (len < info->hdr_len + pad + RXE_ICRC_SIZE || !pskb_may_pull(skb, info->hdr_len))
 		goto drop;
+	bth = (struct rxe_bth *)skb->data;	/* the pull may have moved the head */
 	pkt->opcode = bth->opcode;
 	pkt->hdr_len = info->hdr_len;
 	pkt->paylen = len - info->hdr_len - pad - RXE_ICRC_SIZE;
@@ -484,8 +496,8 @@ void rxe_rcv(struct rxe_dev *dev, struct sk_buff *skb, enum rxe_src src)
 	pkt->ackreq = !!(be32_to_cpu(bth->apsn) & BTH_ACKREQ);
 	pkt->se = !!(bth->flags & BTH_SE);
 
-	if (!local && get_unaligned_le32(skb->data + len - RXE_ICRC_SIZE) !=
-	    rxe_icrc(skb_network_header(skb), skb->data, len - RXE_ICRC_SIZE)) {
+	if (!local && (skb_copy_bits(skb, len - RXE_ICRC_SIZE, &icrc, sizeof(icrc)) ||
+		       le32_to_cpu(icrc) != rxe_icrc_skb(skb, len - RXE_ICRC_SIZE))) {
 		rxe_dbg(dev, "bad ICRC, opcode 0x%02x qpn %u\n", pkt->opcode, pkt->qpn);
 		goto drop;
 	}
@@ -553,7 +565,7 @@ static int rxe_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 	struct ib_device *ib;
 
 	ib = rxe_ib_of_netdev(skb->dev);	/* packets on a VLAN reach the rxe under it */
-	if (!ib || skb_linearize(skb)) {
+	if (!ib || (skb_has_frag_list(skb) && skb_linearize(skb))) {
 		if (ib) {
 			rxe_counter_inc(to_rdev(ib), RXE_CNT_RCVD_DROPPED);
 			ib_device_put(ib);
@@ -561,6 +573,8 @@ static int rxe_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 		kfree_skb(skb);
 		return 0;
 	}
+	if (skb_is_nonlinear(skb))
+		rxe_counter_inc(to_rdev(ib), RXE_CNT_RCVD_PAGED);
 	rxe_rcv(to_rdev(ib), skb, RXE_SRC_WIRE);
 	ib_device_put(ib);
 	return 0;

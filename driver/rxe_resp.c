@@ -282,8 +282,8 @@ static bool rxe_resp_send(struct rxe_qp *qp, struct sk_buff *skb)
 		rxe_resp_fail(qp, AETH_NAK_INVALID_REQ, pkt->psn);
 		return false;
 	}
-	err = rxe_sgl_copy(qp, qp->rwqe.sge, qp->rwqe.num_sge, &qp->w_cur_sge, &qp->w_sge_off,
-			   rxe_payload(skb), pkt->paylen, true);
+	err = rxe_pkt_to_sgl(qp, skb, qp->rwqe.sge, qp->rwqe.num_sge, &qp->w_cur_sge,
+			     &qp->w_sge_off);
 	if (err) {
 		rxe_post_recv_wc(qp, IB_WC_LOC_PROT_ERR, IB_WC_RECV, 0, NULL, 0, 0);
 		rxe_resp_fail(qp, AETH_NAK_REM_OP, pkt->psn);
@@ -361,7 +361,7 @@ static bool rxe_resp_write(struct rxe_qp *qp, struct sk_buff *skb)
 	}
 	if (pkt->paylen) {
 		mr = rxe_rkey_get(qp, qp->w_rkey, IB_ACCESS_REMOTE_WRITE, qp->w_va, pkt->paylen);
-		if (!mr || rxe_mr_copy(mr, qp->w_va, rxe_payload(skb), pkt->paylen, true)) {
+		if (!mr || rxe_pkt_to_mr(skb, mr, qp->w_va)) {
 			if (mr)
 				rxe_mr_put(mr);
 			rxe_resp_fail(qp, AETH_NAK_REM_ACCESS, pkt->psn);
@@ -479,8 +479,8 @@ static void rxe_resp_ud(struct rxe_qp *qp, struct sk_buff *skb)
 	err = rxe_sgl_copy(qp, qp->rwqe.sge, qp->rwqe.num_sge, &qp->w_cur_sge, &qp->w_sge_off,
 			   grh, sizeof(grh), true);
 	if (!err)
-		err = rxe_sgl_copy(qp, qp->rwqe.sge, qp->rwqe.num_sge, &qp->w_cur_sge,
-				   &qp->w_sge_off, rxe_payload(skb), pkt->paylen, true);
+		err = rxe_pkt_to_sgl(qp, skb, qp->rwqe.sge, qp->rwqe.num_sge, &qp->w_cur_sge,
+				     &qp->w_sge_off);
 	if (err) {
 		rxe_post_recv_wc(qp, IB_WC_LOC_PROT_ERR, IB_WC_RECV, 0, NULL, 0, 0);
 		return;
@@ -512,8 +512,8 @@ static bool rxe_uc_send(struct rxe_qp *qp, struct sk_buff *skb)
 	}
 	if (pkt->paylen > qp->rwqe.length - qp->recv_off)
 		return false;
-	if (rxe_sgl_copy(qp, qp->rwqe.sge, qp->rwqe.num_sge, &qp->w_cur_sge, &qp->w_sge_off,
-			 rxe_payload(skb), pkt->paylen, true)) {
+	if (rxe_pkt_to_sgl(qp, skb, qp->rwqe.sge, qp->rwqe.num_sge, &qp->w_cur_sge,
+			   &qp->w_sge_off)) {
 		rxe_post_recv_wc(qp, IB_WC_LOC_PROT_ERR, IB_WC_RECV, 0, NULL, 0, 0);
 		rxe_qp_error(qp);
 		return false;
@@ -559,7 +559,7 @@ static bool rxe_uc_write(struct rxe_qp *qp, struct sk_buff *skb)
 		mr = rxe_rkey_get(qp, qp->w_rkey, IB_ACCESS_REMOTE_WRITE, qp->w_va, pkt->paylen);
 		if (!mr)
 			return false;
-		if (rxe_mr_copy(mr, qp->w_va, rxe_payload(skb), pkt->paylen, true)) {
+		if (rxe_pkt_to_mr(skb, mr, qp->w_va)) {
 			rxe_mr_put(mr);
 			return false;
 		}

@@ -32,6 +32,7 @@ static const struct rdma_stat_desc rxe_counter_descs[RXE_NUM_COUNTERS] = {
 	[RXE_CNT_RUN_HANDOFFS].name		= "run_handoffs",
 	[RXE_CNT_GAP_RETRIES].name		= "gap_retries",
 	[RXE_CNT_ROUTE_LOOKUPS].name		= "route_lookups",
+	[RXE_CNT_RCVD_PAGED].name		= "rcvd_paged",
 };
 
 struct rdma_hw_stats *rxe_alloc_hw_port_stats(struct ib_device *ib, u32 port)
