@@ -54,19 +54,9 @@ void rxe_icrc_exit(void)
 	rxe_crc_tfm = NULL;
 }
 
-/* The seeded CRC of @a then @b through the shash; false if it failed (then crc32_le()). */
-static bool rxe_icrc_shash(const void *a, unsigned int alen, const void *b, unsigned int blen,
-			   u32 *crc)
+static int rxe_icrc_shash_piece(void *arg, const u8 *p, unsigned int n)
 {
-	SHASH_DESC_ON_STACK(desc, rxe_crc_tfm);
-	__le32 out;
-
-	desc->tfm = rxe_crc_tfm;
-	if (crypto_shash_init(desc) || crypto_shash_update(desc, a, alen) ||
-	    crypto_shash_update(desc, b, blen) || crypto_shash_final(desc, (u8 *)&out))
-		return false;
-	*crc = le32_to_cpu(out);
-	return true;
+	return crypto_shash_update(arg, p, n);
 }
 #else
 void rxe_icrc_init(void)
@@ -117,6 +107,45 @@ static unsigned int rxe_icrc_ph(const void *ip, const void *bth, u8 *ph)
 
 #define RXE_ICRC_PH_MAX	(sizeof(struct ipv6hdr) + sizeof(struct udphdr) + sizeof(struct rxe_bth))
 
+static int rxe_icrc_piece(void *arg, const u8 *p, unsigned int n)
+{
+	u32 *crc = arg;
+
+	*crc = crc32_le(*crc, p, n);
+	return 0;
+}
+
+/*
+ * The ICRC of pseudo-header @ph then @len bytes of what follows the BTH: at @buf, or, with
+ * @skb, from offset @off of it (rxe_skb_walk(): the linear part, then page fragments). The
+ * shash when there is one (a failure falls back to crc32_le()).
+ */
+static u32 rxe_icrc_of(const u8 *ph, unsigned int phlen, struct sk_buff *skb, unsigned int off,
+		       const u8 *buf, unsigned int len)
+{
+	u32 crc;
+
+#ifdef RXE_ICRC_SHASH
+	if (rxe_crc_tfm) {
+		SHASH_DESC_ON_STACK(desc, rxe_crc_tfm);
+		__le32 out;
+
+		desc->tfm = rxe_crc_tfm;
+		if (!crypto_shash_init(desc) && !crypto_shash_update(desc, ph, phlen) &&
+		    !(skb ? rxe_skb_walk(skb, off, len, rxe_icrc_shash_piece, desc) :
+			    crypto_shash_update(desc, buf, len)) &&
+		    !crypto_shash_final(desc, (u8 *)&out))
+			return ~le32_to_cpu(out);
+	}
+#endif
+	crc = crc32_le(RXE_ICRC_SEED, ph, phlen);
+	if (skb)
+		rxe_skb_walk(skb, off, len, rxe_icrc_piece, &crc);
+	else
+		crc = crc32_le(crc, buf, len);
+	return ~crc;
+}
+
 /*
  * Compute the ICRC of the packet whose IP header starts at @ip and whose BTH starts at
  * @bth; @len counts the bytes from the BTH up to (not including) the ICRC field.
@@ -126,60 +155,20 @@ u32 rxe_icrc(const void *ip, const void *bth, unsigned int len)
 {
 	u8 ph[RXE_ICRC_PH_MAX];
 	unsigned int phlen = rxe_icrc_ph(ip, bth, ph);
-	u32 crc;
 
-#ifdef RXE_ICRC_SHASH
-	if (rxe_crc_tfm && rxe_icrc_shash(ph, phlen, (const u8 *)bth + sizeof(struct rxe_bth),
-					  len - sizeof(struct rxe_bth), &crc))
-		return ~crc;
-#endif
-	crc = crc32_le(RXE_ICRC_SEED, ph, phlen);
-	crc = crc32_le(crc, (const u8 *)bth + sizeof(struct rxe_bth), len - sizeof(struct rxe_bth));
-	return ~crc;
+	return rxe_icrc_of(ph, phlen, NULL, 0, (const u8 *)bth + sizeof(struct rxe_bth),
+			   len - sizeof(struct rxe_bth));
 }
-
-static int rxe_icrc_piece(void *arg, const u8 *p, unsigned int n)
-{
-	u32 *crc = arg;
-
-	*crc = crc32_le(*crc, p, n);
-	return 0;
-}
-
-#ifdef RXE_ICRC_SHASH
-static int rxe_icrc_shash_piece(void *arg, const u8 *p, unsigned int n)
-{
-	return crypto_shash_update(arg, p, n);
-}
-#endif
 
 /*
  * The ICRC of a received packet: skb->data at the BTH (the headers linear), @len bytes from it
- * up to the ICRC field; the rest may lie in page fragments (rxe_skb_walk()).
+ * up to the ICRC field; the rest may lie in page fragments.
  */
 u32 rxe_icrc_skb(struct sk_buff *skb, unsigned int len)
 {
-	const unsigned int bthlen = sizeof(struct rxe_bth);
 	u8 ph[RXE_ICRC_PH_MAX];
-	unsigned int phlen;
-	u32 crc;
+	unsigned int phlen = rxe_icrc_ph(skb_network_header(skb), skb->data, ph);
 
-	if (len <= skb_headlen(skb))
-		return rxe_icrc(skb_network_header(skb), skb->data, len);
-	phlen = rxe_icrc_ph(skb_network_header(skb), skb->data, ph);
-#ifdef RXE_ICRC_SHASH
-	if (rxe_crc_tfm) {
-		SHASH_DESC_ON_STACK(desc, rxe_crc_tfm);
-		__le32 out;
-
-		desc->tfm = rxe_crc_tfm;
-		if (!crypto_shash_init(desc) && !crypto_shash_update(desc, ph, phlen) &&
-		    !rxe_skb_walk(skb, bthlen, len - bthlen, rxe_icrc_shash_piece, desc) &&
-		    !crypto_shash_final(desc, (u8 *)&out))
-			return ~le32_to_cpu(out);
-	}
-#endif
-	crc = crc32_le(RXE_ICRC_SEED, ph, phlen);
-	rxe_skb_walk(skb, bthlen, len - bthlen, rxe_icrc_piece, &crc);
-	return ~crc;
+	return rxe_icrc_of(ph, phlen, skb, sizeof(struct rxe_bth), NULL,
+			   len - sizeof(struct rxe_bth));
 }
