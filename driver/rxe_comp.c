@@ -163,6 +163,13 @@ static void rxe_comp_atomic(struct rxe_qp *qp, struct sk_buff *skb, struct rxe_s
 		rxe_comp_fail(qp, IB_WC_LOC_PROT_ERR);
 		return;
 	}
+	/*
+	 * Its one response is in: rxe_ack_upto() then moves acked_psn past it. (Without this it
+	 * stopped at the atomic's PSN, one short of req_psn: a QP whose last request was an
+	 * atomic kept its retransmit timer running, spent a retry per expiry with nothing
+	 * outstanding and at the end went to the error state.)
+	 */
+	w->rx_pkts = 1;
 	rxe_ack_upto(qp, rxe_pkt(skb)->psn);
 	rxe_complete_swqe(qp, w, IB_WC_SUCCESS);
 }

@@ -309,6 +309,36 @@ static int t_atomics(void)
 	return 0;
 }
 
+/*
+ * An atomic as the last request, then idle for 4x the retransmit budget ((retry_cnt + 1)
+ * timeouts of 67 ms): nothing is outstanding, so no timer may fire and the QP stays usable (a
+ * WRITE after the pause succeeds). The counters of driver_counters.bats see retry_timeouts.
+ */
+static int t_atomic_idle(void)
+{
+	uint64_t *target = (uint64_t *)(buf[1] + 64);
+	struct ibv_sge s = { (uintptr_t)buf[0], 8, mr[0]->lkey };
+	struct ibv_send_wr wr = { .sg_list = &s, .num_sge = 1,
+				  .opcode = IBV_WR_ATOMIC_FETCH_AND_ADD };
+
+	*target = 1;
+	wr.wr.atomic.remote_addr = (uintptr_t)target;
+	wr.wr.atomic.rkey = mr[1]->rkey;
+	wr.wr.atomic.compare_add = 2;
+	post(0, &wr);
+	expect(0, IBV_WC_SUCCESS, IBV_WC_FETCH_ADD);
+	usleep(4 * (q_retry_cnt + 1) * 67 * 1000);
+	s.length = 100;
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.wr.rdma.remote_addr = (uintptr_t)buf[1] + 4096;
+	wr.wr.rdma.rkey = mr[1]->rkey;
+	post(0, &wr);
+	expect(0, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
+	if (*target != 3)
+		die("fetch-and-add: target %llu", (unsigned long long)*target);
+	return 0;
+}
+
 static int t_bad_rkey(void)
 {
 	struct ibv_sge s = { (uintptr_t)buf[0], 100, mr[0]->lkey };
@@ -715,6 +745,7 @@ static const struct {
 	{ "inline", t_inline, 7 },
 	{ "write-imm", t_write_imm, 7 },
 	{ "atomics", t_atomics, 7 },
+	{ "atomic-idle", t_atomic_idle, 7 },
 	{ "bad-rkey", t_bad_rkey, 7 },
 	{ "out-of-range", t_out_of_range, 7 },
 	{ "bad-lkey", t_bad_lkey, 7 },

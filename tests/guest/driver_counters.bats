@@ -148,6 +148,17 @@ delta() {	# delta BEFORE AFTER NAME
 	[ "$(delta "$a" "$b" link_downed)" -eq 1 ]
 }
 
+@test "an atomic as the last request, then idle: no retransmit timeout, the QP stays usable" {
+	# The completer once left acked_psn one short after an atomic's response: the timer kept
+	# firing with nothing outstanding, spent the retries, and the QP went to the error state.
+	local a b
+	a=$(snap)
+	run -0 timeout 60 "$BATS_FILE_TMPDIR/rxe_verify" rxe0 "$(gid_index)" atomic-idle
+	b=$(snap)
+	[ "$(delta "$a" "$b" retry_timeouts)" -eq 0 ]
+	[ "$(delta "$a" "$b" retry_exceeded_err)" -eq 0 ]
+}
+
 @test "the kernel log has no WARNING, BUG, Oops, refcount or lockdep message" {
 	run dmesg
 	! grep -E 'WARNING|BUG|Oops|refcount|lockdep|circular locking|general protection' <<<"$output"
