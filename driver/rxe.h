@@ -83,6 +83,8 @@ enum rxe_counter {
 	RXE_CNT_GAP_RETRIES,		/* requester re-issued a READ/atomic on a response PSN gap */
 	RXE_CNT_ROUTE_LOOKUPS,		/* a send's destination looked up (is it local, the route) */
 	RXE_CNT_RCVD_PAGED,		/* wire packets that arrived in page fragments (read in place) */
+	RXE_CNT_LOOPBACK_PLACED,	/* WQEs to a local QP carried out as a copy (no packets) */
+	RXE_CNT_LOOPBACK_FALLBACK,	/* WQEs to a local QP that went as packets instead */
 	RXE_NUM_COUNTERS
 };
 
@@ -98,7 +100,6 @@ struct rxe_dev {
 	u32			next_mr;
 	u32			next_mw;
 	u32			next_ah;
-	spinlock_t		atomic_lock;	/* serialises responder atomics */
 	struct list_head	mcgs;		/* multicast groups (rxe_mcast.c), RCU */
 	struct mutex		mcg_lock;	/* attach/detach; takes the RTNL inside */
 	u32			n_mcg;
@@ -585,6 +586,9 @@ enum rxe_src {
 };
 void rxe_rcv(struct rxe_dev *dev, struct sk_buff *skb, enum rxe_src src);
 bool rxe_qp_queue_rx(struct rxe_qp *qp, struct sk_buff *skb);
+struct rxe_qp *rxe_local_peer(struct rxe_qp *qp);
+bool rxe_peer_is_ours(const struct rxe_qp *peer, const struct rxe_qp *qp);
+void rxe_peer_put(struct rxe_qp *qp);
 
 /* rxe_mcast.c */
 int rxe_attach_mcast(struct ib_qp *ibqp, union ib_gid *mgid, u16 mlid);
@@ -612,6 +616,8 @@ void rxe_mr_change_put(struct rxe_dev *dev, struct rxe_mr *mr);
 void rxe_mr_drain(struct rxe_mr *mr);
 void *rxe_mr_map8(struct rxe_mr *mr, u64 va);
 void rxe_mr_unmap8(struct rxe_mr *mr, void *addr);
+int rxe_mr_walk(struct rxe_mr *mr, u64 va, u32 len,
+		int (*fn)(void *arg, const u8 *p, unsigned int n), void *arg);
 int rxe_mr_copy(struct rxe_mr *mr, u64 va, void *buf, u32 len, bool to_mr);
 int rxe_skb_walk(struct sk_buff *skb, unsigned int off, unsigned int len,
 		 int (*fn)(void *arg, const u8 *p, unsigned int n), void *arg);
@@ -620,6 +626,11 @@ int rxe_pkt_to_sgl(struct rxe_qp *qp, struct sk_buff *skb, const struct rxe_sge 
 		   u32 *cur_sge, u32 *sge_off);
 int rxe_sgl_copy(struct rxe_qp *qp, const struct rxe_sge *sge, u32 nsge, u32 *cur_sge,
 		 u32 *sge_off, void *buf, u32 len, bool to_sgl);
+int rxe_swqe_to_mr(struct rxe_qp *qp, const struct rxe_swqe *w, struct rxe_mr *mr, u64 va);
+int rxe_swqe_to_sgl(struct rxe_qp *qp, const struct rxe_swqe *w, struct rxe_qp *dqp,
+		    const struct rxe_sge *sge, u32 nsge);
+int rxe_mr_to_sgl(struct rxe_mr *mr, u64 va, u32 len, struct rxe_qp *dqp,
+		  const struct rxe_sge *sge, u32 nsge);
 
 /* rxe_mw.c */
 static inline bool rxe_key_is_mw(u32 key)
@@ -673,6 +684,8 @@ void rxe_qp_kick(struct rxe_qp *qp);
 void rxe_qp_again(struct rxe_qp *qp);
 bool rxe_qp_run_now(struct rxe_qp *qp, enum rxe_run how);
 void rxe_qp_want(struct rxe_qp *qp);
+bool rxe_qp_trylock_peer(struct rxe_qp *qp);
+void rxe_qp_unlock_peer(struct rxe_qp *qp);
 void rxe_qp_work(struct work_struct *work);
 int rxe_fetch_rwqe(struct rxe_qp *qp, struct rxe_rwqe *rw);
 
@@ -688,6 +701,7 @@ bool rxe_wr_opcode_ok(struct rxe_qp *qp, u32 opcode);
 void rxe_responder(struct rxe_qp *qp, struct sk_buff *skb);
 void rxe_resp_reset(struct rxe_qp *qp);
 void rxe_read_continue(struct rxe_qp *qp);
+int rxe_resp_place(struct rxe_qp *qp, struct rxe_qp *req, const struct rxe_swqe *w, u32 npkts);
 bool rxe_flush(struct rxe_qp *qp);
 
 #endif /* RXE_H */

@@ -118,7 +118,6 @@ static int rxe_newlink(const char *name, struct net_device *ndev)
 	xa_init_flags(&dev->mws, XA_FLAGS_ALLOC);
 	xa_init_flags(&dev->ahs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	dev->next_qpn = RXE_MIN_QPN;
-	spin_lock_init(&dev->atomic_lock);
 	INIT_LIST_HEAD(&dev->mcgs);
 	mutex_init(&dev->mcg_lock);
 	dev->port_state = IB_PORT_DOWN;

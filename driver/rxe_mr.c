@@ -346,63 +346,83 @@ void rxe_mr_put(struct rxe_mr *mr)
 		complete(&mr->done);
 }
 
-/* Copy @len bytes between @buf and the MR at @va; the range was checked by rxe_mr_get(). */
-int rxe_mr_copy(struct rxe_mr *mr, u64 va, void *buf, u32 len, bool to_mr)
+/*
+ * Call @fn on the bytes [va, va + len) of @mr (the range was checked by rxe_mr_get()), piece by
+ * contiguous piece in the kernel's view: one piece for a DMA MR, a block at a time for a
+ * fast-register MR, a page at a time (mapped for the call) for a user MR. Stops at @fn's first
+ * error and returns it; -EFAULT past the MR's pages.
+ */
+int rxe_mr_walk(struct rxe_mr *mr, u64 va, u32 len,
+		int (*fn)(void *arg, const u8 *p, unsigned int n), void *arg)
 {
 	u64 off;
+	int err = 0;
 
-	if (mr->dma) {
-		void *p = (void *)(uintptr_t)va;
-
-		if (to_mr)
-			memcpy(p, buf, len);
-		else
-			memcpy(buf, p, len);
-		return 0;
-	}
+	if (mr->dma)
+		return len ? fn(arg, (u8 *)(uintptr_t)va, len) : 0;
 	off = va - mr->iova + mr->page_off;
 	if (mr->frmr) {
-		const u64 *blocks = mr->fpages;
-		unsigned long nblk = mr->npages;
 		unsigned int shift = mr->fshift;
 
-		while (len) {
+		while (len && !err) {
 			u64 blk = off >> shift, boff = off & ((1ULL << shift) - 1);
 			u32 n = min_t(u64, len, (1ULL << shift) - boff);
-			void *p;
 
-			if (blk >= nblk)
+			if (blk >= mr->npages)
 				return -EFAULT;
-			p = (void *)(uintptr_t)(blocks[blk] + boff);
-			if (to_mr)
-				memcpy(p, buf, n);
-			else
-				memcpy(buf, p, n);
-			buf += n;
+			err = fn(arg, (u8 *)(uintptr_t)(mr->fpages[blk] + boff), n);
 			off += n;
 			len -= n;
 		}
-		return 0;
+		return err;
 	}
-	while (len) {
+	while (len && !err) {
 		unsigned long pg = off >> PAGE_SHIFT;
 		u32 poff = off & ~PAGE_MASK;
 		u32 n = min_t(u32, len, PAGE_SIZE - poff);
-		void *p;
+		u8 *p;
 
 		if (pg >= mr->npages)
 			return -EFAULT;
 		p = kmap_local_page(mr->pages[pg]);
-		if (to_mr)
-			memcpy(p + poff, buf, n);
-		else
-			memcpy(buf, p + poff, n);
+		err = fn(arg, p + poff, n);
 		kunmap_local(p);
-		buf += n;
 		off += n;
 		len -= n;
 	}
+	return err;
+}
+
+struct rxe_copy {
+	u8		*buf;
+	bool		to_mr;
+};
+
+static int rxe_piece_copy(void *arg, const u8 *p, unsigned int n)
+{
+	struct rxe_copy *c = arg;
+
+	if (c->to_mr)
+		memcpy((u8 *)p, c->buf, n);	/* the MR's memory: the walk's pieces are writable */
+	else
+		memcpy(c->buf, p, n);
+	c->buf += n;
 	return 0;
+}
+
+/* Copy @len bytes between @buf and the MR at @va; the range was checked by rxe_mr_get(). */
+int rxe_mr_copy(struct rxe_mr *mr, u64 va, void *buf, u32 len, bool to_mr)
+{
+	struct rxe_copy c = { .buf = buf, .to_mr = to_mr };
+
+	if (mr->dma) {	/* the common kernel case without the walk */
+		if (to_mr)
+			memcpy((void *)(uintptr_t)va, buf, len);
+		else
+			memcpy(buf, (void *)(uintptr_t)va, len);
+		return 0;
+	}
+	return rxe_mr_walk(mr, va, len, rxe_piece_copy, &c);
 }
 
 /* Map the naturally aligned 8 bytes at @va for an atomic operation. */
@@ -554,4 +574,67 @@ int rxe_pkt_to_sgl(struct rxe_qp *qp, struct sk_buff *skb, const struct rxe_sge 
 
 	return rxe_skb_walk(skb, rxe_pkt(skb)->hdr_len, rxe_pkt(skb)->paylen, rxe_piece_to_sgl,
 			    &t);
+}
+
+/*
+ * Call @fn on the data of send WQE @w of @qp, piece by contiguous piece: its inline copy, or
+ * its SGEs, each lkey checked against the QP's PD (local read) as rxe_sgl_copy() does.
+ */
+static int rxe_swqe_walk(struct rxe_qp *qp, const struct rxe_swqe *w,
+			 int (*fn)(void *arg, const u8 *p, unsigned int n), void *arg)
+{
+	u32 i;
+
+	if (w->inl)
+		return w->length ? fn(arg, w->data, w->length) : 0;
+	for (i = 0; i < w->num_sge; i++) {
+		const struct rxe_sge *s = &w->sge[i];
+		struct rxe_mr *mr;
+		int err;
+
+		if (!s->length)
+			continue;
+		mr = rxe_mr_get(qp->dev, qp->ib.pd, s->lkey, false, 0, s->addr, s->length);
+		if (!mr)
+			return -EACCES;
+		err = rxe_mr_walk(mr, s->addr, s->length, fn, arg);
+		rxe_mr_put(mr);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * Loopback direct placement (rxe_req.c): one copy from memory to memory, each side's keys
+ * checked on its own QP. The data of @qp's send WQE @w into @mr at @va (an RDMA WRITE; @mr
+ * and the range were checked by rxe_rkey_get() on the target QP).
+ */
+int rxe_swqe_to_mr(struct rxe_qp *qp, const struct rxe_swqe *w, struct rxe_mr *mr, u64 va)
+{
+	struct rxe_to_mr t = { .mr = mr, .va = va };
+
+	return rxe_swqe_walk(qp, w, rxe_piece_to_mr, &t);
+}
+
+/* ... into the SGEs @sge of a receive WQE of @dqp (a SEND) */
+int rxe_swqe_to_sgl(struct rxe_qp *qp, const struct rxe_swqe *w, struct rxe_qp *dqp,
+		    const struct rxe_sge *sge, u32 nsge)
+{
+	u32 cur = 0, off = 0;
+	struct rxe_to_sgl t = { .qp = dqp, .sge = sge, .nsge = nsge, .cur_sge = &cur,
+				.sge_off = &off };
+
+	return rxe_swqe_walk(qp, w, rxe_piece_to_sgl, &t);
+}
+
+/* ... and @len bytes of @mr at @va into the SGEs @sge of @dqp's send WQE (an RDMA READ) */
+int rxe_mr_to_sgl(struct rxe_mr *mr, u64 va, u32 len, struct rxe_qp *dqp,
+		  const struct rxe_sge *sge, u32 nsge)
+{
+	u32 cur = 0, off = 0;
+	struct rxe_to_sgl t = { .qp = dqp, .sge = sge, .nsge = nsge, .cur_sge = &cur,
+				.sge_off = &off };
+
+	return rxe_mr_walk(mr, va, len, rxe_piece_to_sgl, &t);
 }

@@ -413,6 +413,65 @@ int rxe_pkt_send(struct rxe_qp *qp, const struct rxe_addr *av, struct sk_buff *s
 }
 
 /*
+ * Loopback direct placement (rxe_req.c): the QP at the other end of connected QP @qp's path
+ * when that end is a user RC QP of an rxe device of this host; NULL otherwise. It is returned
+ * with its runners count raised (destroy_qp waits for it), to drop with rxe_peer_put(); under
+ * its lock, rxe_peer_is_ours() then says whether its own path leads back to @qp. Whether the
+ * destination is local is the QP's cached answer (rxe_is_local()).
+ */
+struct rxe_qp *rxe_local_peer(struct rxe_qp *qp)
+{
+	struct net *net = dev_net(qp->dev->ndev);
+	const struct rxe_addr *av = &qp->av;
+	struct net_device *ndev = NULL;
+	struct ib_device *ib = NULL;
+	struct rxe_qp *peer = NULL;
+
+	if (!rxe_is_local(qp->dev, net, av, &qp->route))
+		return NULL;
+	rcu_read_lock();
+	if (av->family == AF_INET)
+		ndev = __ip_dev_find(net, av->daddr.v4, false);
+	else
+		ndev = ipv6_dev_find(net, &av->daddr.v6, NULL);
+	if (ndev)
+		ib = rxe_ib_of_netdev(ndev);
+	if (ib)
+		peer = xa_load(&to_rdev(ib)->qps, qp->attr.dest_qp_num);
+	if (peer && peer->user && peer->ib.qp_type == IB_QPT_RC && !READ_ONCE(peer->dying))
+		atomic_inc(&peer->runners);	/* inside the RCU section, as rxe_rcv() */
+	else
+		peer = NULL;
+	rcu_read_unlock();
+	if (ib)
+		ib_device_put(ib);
+	return peer;
+}
+
+/*
+ * Under @peer's lock: does @peer's path lead back to @qp -- its destination QPN is @qp's and
+ * its addresses are @qp's swapped, which is what @qp's packets would have to match there
+ * (rxe_pkt_from_peer()) and where its answers would go?
+ */
+bool rxe_peer_is_ours(const struct rxe_qp *peer, const struct rxe_qp *qp)
+{
+	const struct rxe_addr *a = &qp->av, *b = &peer->av;
+
+	if (peer->attr.dest_qp_num != qp->ib.qp_num || a->family != b->family)
+		return false;
+	if (a->family == AF_INET)
+		return b->daddr.v4 == a->saddr.v4 && b->saddr.v4 == a->daddr.v4;
+	return ipv6_addr_equal(&b->daddr.v6, &a->saddr.v6) &&
+	       ipv6_addr_equal(&b->saddr.v6, &a->daddr.v6);
+}
+
+void rxe_peer_put(struct rxe_qp *qp)
+{
+	if (atomic_dec_and_test(&qp->runners))
+		wake_up_var(&qp->runners);
+}
+
+/*
  * True when a received packet came from the peer of the path @av and was addressed to its
  * source: an RC QP talks only to the host it is connected to (checked before any other
  * processing, so a third host cannot acknowledge, NAK or feed someone's QP).

@@ -409,6 +409,87 @@ static int rxe_send_next(struct rxe_qp *qp, struct rxe_swqe *w)
 }
 
 /*
+ * Loopback direct placement (issue 10). A WQE of a user RC QP whose peer is a user RC QP of
+ * this host (the same or another local rxe device) is carried out as one copy between the two
+ * QPs' memory -- no packet, no ICRC, no ACK, no run of the peer -- when its packets would find
+ * both sides idle: nothing of this QP unacknowledged (so none of its packets in flight or
+ * queued at the peer), the peer in RTR or later and not in error, expecting exactly this
+ * QP's next PSN, with the same path MTU, in no message and sending no READ response, its path
+ * leading back here, and its lock free right now. PSNs, MSN, responder resources, completions
+ * and rdma_sends/rdma_recvs move as the packets would have moved them (rxe_resp_place() has
+ * the peer's half), so the packet path can take over at any WQE. Anything else goes as
+ * packets, counted as loopback_fallback: a busy or unready peer, no receive WQE (RNR), an
+ * access, key or length error (the packet path NAKs it and fails the side at fault), SEND
+ * with Invalidate, an atomic whose result is not one 8-byte SGE, a message over
+ * RXE_PLACE_MAX (one copy holds both QPs' locks). loopback_place=0 (a module parameter,
+ * writable at run time) sends every message as packets.
+ */
+#define RXE_PLACE_MAX	(4u << 20)
+
+static bool rxe_place_on = true;
+module_param_named(loopback_place, rxe_place_on, bool, 0644);
+MODULE_PARM_DESC(loopback_place,
+		 "carry out RC messages between two QPs of this host as copies, without packets (default: on)");
+
+static bool rxe_place_opcode(u32 opcode)
+{
+	switch (opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* True when @w (pending, the oldest WQE) was carried out by direct placement and completed. */
+static bool rxe_place(struct rxe_qp *qp, struct rxe_swqe *w)
+{
+	struct rxe_qp *peer;
+	bool placed = false;
+	u32 npkts;
+
+	if (!READ_ONCE(rxe_place_on) || !qp->user || qp->ib.qp_type != IB_QPT_RC)
+		return false;
+	peer = rxe_local_peer(qp);
+	if (!peer)
+		return false;		/* not to a local user RC QP: the wire's */
+	npkts = rxe_npkts(qp, w);
+	if (qp->state == IB_QPS_RTS && qp->req_idx == qp->sq.index &&
+	    qp->acked_psn == qp->req_psn && rxe_place_opcode(w->opcode) &&
+	    w->length <= RXE_PLACE_MAX && rxe_qp_trylock_peer(peer)) {
+		if (peer->state >= IB_QPS_RTR && peer->state != IB_QPS_ERR &&
+		    rxe_peer_is_ours(peer, qp) && peer->mtu == qp->mtu &&
+		    peer->resp_psn == qp->req_psn && !peer->rd_active && !peer->w_resid &&
+		    !(peer->rwqe_valid && peer->recv_off))
+			placed = !rxe_resp_place(peer, qp, w, npkts);
+		rxe_qp_unlock_peer(peer);
+	}
+	rxe_peer_put(peer);
+	if (!placed) {
+		rxe_counter_inc(qp->dev, RXE_CNT_LOOPBACK_FALLBACK);
+		return false;
+	}
+	/* what the packets and their acknowledgement would have left here */
+	w->first_psn = qp->req_psn;
+	w->last_psn = rxe_psn_add(qp->req_psn, npkts - 1);
+	w->sent = w->rx_off = w->length;
+	w->state = RXE_WQE_SENT;
+	qp->req_psn = rxe_psn_add(qp->req_psn, npkts);
+	qp->acked_psn = qp->req_psn;
+	qp->retry_left = qp->attr.retry_cnt;
+	qp->gap_retried = false;
+	rxe_counter_inc(qp->dev, RXE_CNT_LOOPBACK_PLACED);
+	rxe_complete_swqe(qp, w, IB_WC_SUCCESS);
+	return true;
+}
+
+/*
  * IB_WR_REG_MR, IB_WR_LOCAL_INV (of an MR or a window) or IB_WR_BIND_MW. Errors (a key, MR,
  * window, PD or state the request may not use) complete it with IB_WC_LOC_PROT_ERR
  * (IB_WC_MW_BIND_ERR for a bind) and take the QP to the error state.
@@ -486,6 +567,10 @@ void rxe_requester(struct rxe_qp *qp)
 				if (rxe_is_rd_atomic(w->opcode) &&
 				    outst >= max_t(u32, qp->attr.max_rd_atomic, 1))
 					break;
+				if (rxe_place(qp, w)) {
+					cond_resched();	/* a run may place many */
+					continue;
+				}
 			}
 			w->first_psn = qp->req_psn;
 			w->last_psn = rxe_psn_add(qp->req_psn, rxe_npkts(qp, w) - 1);

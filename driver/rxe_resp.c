@@ -41,11 +41,11 @@ static void rxe_resp_fail(struct rxe_qp *qp, u8 nak, u32 psn)
 	rxe_qp_error(qp);
 }
 
-static void rxe_post_recv_wc(struct rxe_qp *qp, enum ib_wc_status status, u32 opcode,
-			     u32 byte_len, struct sk_buff *skb, u32 src_qp, u32 flags)
+/* Complete the receive WQE being filled (qp->rwqe): the packet path's and direct placement's. */
+static void rxe_recv_done(struct rxe_qp *qp, enum ib_wc_status status, u32 opcode, u32 byte_len,
+			  u32 src_qp, u32 flags, __be32 imm, u32 inv_rkey, bool se)
 {
 	struct ib_uverbs_wc wc = {};
-	u32 mask = skb ? rxe_opinfo[rxe_pkt(skb)->opcode].mask : 0;
 
 	wc.wr_id = qp->rwqe.wr_id;
 	wc.status = status;
@@ -54,18 +54,31 @@ static void rxe_post_recv_wc(struct rxe_qp *qp, enum ib_wc_status status, u32 op
 	wc.qp_num = qp->ib.qp_num;
 	wc.src_qp = src_qp;
 	wc.wc_flags = flags;
-	if (status == IB_WC_SUCCESS && (mask & RXE_IMMDT)) {
-		wc.ex.imm_data = *(__be32 *)rxe_ext(skb, RXE_EXT_IMMDT);
-		wc.wc_flags |= IB_WC_WITH_IMM;
-	}
-	/* Only passed by rxe_resp_send() once the invalidation has happened. */
-	if (status == IB_WC_SUCCESS && (flags & IB_WC_WITH_INVALIDATE))
-		wc.ex.invalidate_rkey = be32_to_cpu(*(__be32 *)rxe_ext(skb, RXE_EXT_IETH));
+	if (flags & IB_WC_WITH_IMM)
+		wc.ex.imm_data = imm;
+	else if (flags & IB_WC_WITH_INVALIDATE)
+		wc.ex.invalidate_rkey = inv_rkey;
 	qp->rwqe_valid = false;
 	if (status == IB_WC_SUCCESS && opcode == IB_WC_RECV)
 		rxe_counter_inc(qp->dev, RXE_CNT_RDMA_RECV);
-	rxe_cq_post(qp->rcq ? qp->rcq : qp->scq, &wc, qp,
-		    skb && rxe_pkt(skb)->se);
+	rxe_cq_post(qp->rcq ? qp->rcq : qp->scq, &wc, qp, se);
+}
+
+static void rxe_post_recv_wc(struct rxe_qp *qp, enum ib_wc_status status, u32 opcode,
+			     u32 byte_len, struct sk_buff *skb, u32 src_qp, u32 flags)
+{
+	u32 mask = skb ? rxe_opinfo[rxe_pkt(skb)->opcode].mask : 0;
+	__be32 imm = 0;
+	u32 inv = 0;
+
+	if (status == IB_WC_SUCCESS && (mask & RXE_IMMDT)) {
+		imm = *(__be32 *)rxe_ext(skb, RXE_EXT_IMMDT);
+		flags |= IB_WC_WITH_IMM;
+	}
+	/* Only passed by rxe_resp_send() once the invalidation has happened. */
+	if (status == IB_WC_SUCCESS && (flags & IB_WC_WITH_INVALIDATE))
+		inv = be32_to_cpu(*(__be32 *)rxe_ext(skb, RXE_EXT_IETH));
+	rxe_recv_done(qp, status, opcode, byte_len, src_qp, flags, imm, inv, skb && rxe_pkt(skb)->se);
 }
 
 static void rxe_read_stop(struct rxe_qp *qp)
@@ -408,6 +421,26 @@ static bool rxe_resp_read(struct rxe_qp *qp, struct sk_buff *skb)
 	return true;
 }
 
+/*
+ * Carry out an atomic on the naturally aligned 8 bytes at @va of @mr: compare-and-swap (@cmp)
+ * or fetch-and-add; *@orig gets the value before. Each is one atomic instruction on the
+ * memory, so atomics of every QP and device are atomic with one another (IB_ATOMIC_HCA)
+ * without a lock. -EINVAL when @va is not aligned.
+ */
+static int rxe_atomic_op(struct rxe_mr *mr, u64 va, bool cmp, u64 compare, u64 swap_add, u64 *orig)
+{
+	u64 *addr = rxe_mr_map8(mr, va);
+
+	if (!addr)
+		return -EINVAL;
+	if (cmp)
+		*orig = cmpxchg64(addr, compare, swap_add);
+	else
+		*orig = atomic64_fetch_add(swap_add, (atomic64_t *)addr);
+	rxe_mr_unmap8(mr, addr);
+	return 0;
+}
+
 static bool rxe_resp_atomic(struct rxe_qp *qp, struct sk_buff *skb)
 {
 	struct rxe_pkt *pkt = rxe_pkt(skb);
@@ -415,7 +448,7 @@ static bool rxe_resp_atomic(struct rxe_qp *qp, struct sk_buff *skb)
 	u64 va = be64_to_cpu(a->va);
 	struct rxe_resp_res *res;
 	struct rxe_mr *mr;
-	u64 *addr, orig;
+	u64 orig;
 
 	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_ATOMIC)) {
 		rxe_resp_fail(qp, AETH_NAK_REM_ACCESS, pkt->psn);
@@ -426,19 +459,12 @@ static bool rxe_resp_atomic(struct rxe_qp *qp, struct sk_buff *skb)
 		rxe_resp_fail(qp, AETH_NAK_REM_ACCESS, pkt->psn);
 		return false;
 	}
-	addr = rxe_mr_map8(mr, va);
-	if (!addr) {
+	if (rxe_atomic_op(mr, va, pkt->opcode == IB_OPCODE_RC_COMPARE_SWAP,
+			  be64_to_cpu(a->compare), be64_to_cpu(a->swap_add), &orig)) {
 		rxe_mr_put(mr);
 		rxe_resp_fail(qp, AETH_NAK_INVALID_REQ, pkt->psn);
 		return false;
 	}
-	spin_lock_bh(&qp->dev->atomic_lock);
-	if (pkt->opcode == IB_OPCODE_RC_COMPARE_SWAP)
-		orig = cmpxchg64(addr, be64_to_cpu(a->compare), be64_to_cpu(a->swap_add));
-	else
-		orig = atomic64_fetch_add(be64_to_cpu(a->swap_add), (atomic64_t *)addr);
-	spin_unlock_bh(&qp->dev->atomic_lock);
-	rxe_mr_unmap8(mr, addr);
 	rxe_mr_put(mr);
 
 	res = rxe_res_new(qp, RXE_ATOMIC, pkt->psn, 1);
@@ -683,4 +709,114 @@ void rxe_responder(struct rxe_qp *qp, struct sk_buff *skb)
 	}
 out:
 	kfree_skb(skb);
+}
+
+/*
+ * Loopback direct placement, the responder's half (rxe_req.c has the conditions and the
+ * requester's half): carry out send WQE @w of the local QP @req, whose @npkts request packets
+ * would arrive here at qp->resp_psn, as a copy between the two QPs' memory, with the checks
+ * the packets would meet here (receive WQE and its length, QP access flags, rkey, responder
+ * resources) and the state they would leave (data, responder resource, MSN, expected PSN,
+ * receive completion). Both QPs' locks are held. Returns 0 when done, or -EAGAIN when the
+ * request is to go as packets instead -- no receive WQE (the packet path sends the RNR NAK),
+ * every error (it NAKs and fails the side at fault) -- having changed nothing the packets
+ * would not do again the same way (a receive WQE taken stays this QP's next; bytes copied
+ * before a fault are the ones its packets write first). An atomic is checked whole first: it
+ * cannot be done twice.
+ */
+int rxe_resp_place(struct rxe_qp *qp, struct rxe_qp *req, const struct rxe_swqe *w, u32 npkts)
+{
+	bool imm = w->opcode == IB_WR_SEND_WITH_IMM || w->opcode == IB_WR_RDMA_WRITE_WITH_IMM;
+	bool se = w->flags & IB_SEND_SOLICITED;
+	struct rxe_mr *mr = NULL, *dst;
+	struct rxe_resp_res *res;
+	int err = -EAGAIN;
+	u64 orig;
+
+	switch (w->opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+		if (!qp->rwqe_valid) {
+			if (rxe_fetch_rwqe(qp, &qp->rwqe))
+				return -EAGAIN;
+			qp->rwqe_valid = true;
+			qp->recv_off = 0;	/* taken, not begun: a FIRST packet may still start it */
+		}
+		if (w->length > qp->rwqe.length ||
+		    rxe_swqe_to_sgl(req, w, qp, qp->rwqe.sge, qp->rwqe.num_sge))
+			return -EAGAIN;
+		rxe_recv_done(qp, IB_WC_SUCCESS, IB_WC_RECV, w->length, qp->attr.dest_qp_num,
+			      imm ? IB_WC_WITH_IMM : 0, w->imm, 0, se);
+		break;
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_WRITE))
+			return -EAGAIN;
+		if (w->length) {
+			mr = rxe_rkey_get(qp, w->rkey, IB_ACCESS_REMOTE_WRITE, w->raddr, w->length);
+			if (!mr)
+				return -EAGAIN;
+		}
+		if (imm && !qp->rwqe_valid) {
+			if (rxe_fetch_rwqe(qp, &qp->rwqe))
+				goto out;
+			qp->rwqe_valid = true;
+			qp->recv_off = 0;
+		}
+		if (mr && rxe_swqe_to_mr(req, w, mr, w->raddr))
+			goto out;
+		if (imm)
+			rxe_recv_done(qp, IB_WC_SUCCESS, IB_WC_RECV_RDMA_WITH_IMM, w->length,
+				      qp->attr.dest_qp_num, IB_WC_WITH_IMM, w->imm, 0, se);
+		break;
+	case IB_WR_RDMA_READ:
+		if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_READ) || !qp->nres)
+			return -EAGAIN;
+		if (w->length) {
+			mr = rxe_rkey_get(qp, w->rkey, IB_ACCESS_REMOTE_READ, w->raddr, w->length);
+			if (!mr || rxe_mr_to_sgl(mr, w->raddr, w->length, req, w->sge, w->num_sge))
+				goto out;
+		}
+		res = rxe_res_new(qp, RXE_READ, qp->resp_psn, npkts);
+		res->rkey = w->rkey;
+		res->va = w->raddr;
+		res->len = w->length;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_ATOMIC) || !qp->nres ||
+		    w->num_sge != 1 || w->sge[0].length != sizeof(u64))
+			return -EAGAIN;
+		mr = rxe_rkey_get(qp, w->rkey, IB_ACCESS_REMOTE_ATOMIC, w->raddr, sizeof(u64));
+		if (!mr)
+			return -EAGAIN;
+		/* where the old value goes, checked before the atomic is done */
+		dst = rxe_mr_get(req->dev, req->ib.pd, w->sge[0].lkey, false, IB_ACCESS_LOCAL_WRITE,
+				 w->sge[0].addr, sizeof(u64));
+		if (!dst)
+			goto out;
+		if (rxe_atomic_op(mr, w->raddr, w->opcode == IB_WR_ATOMIC_CMP_AND_SWP, w->compare,
+				  w->swap_add, &orig)) {
+			rxe_mr_put(dst);
+			goto out;
+		}
+		rxe_mr_copy(dst, w->sge[0].addr, &orig, sizeof(orig), true);
+		rxe_mr_put(dst);
+		res = rxe_res_new(qp, RXE_ATOMIC, qp->resp_psn, 1);
+		res->rkey = w->rkey;
+		res->va = w->raddr;
+		res->len = sizeof(u64);
+		res->orig = orig;
+		break;
+	default:
+		return -EAGAIN;
+	}
+	err = 0;
+	qp->msn++;
+	qp->nak_sent = false;
+	qp->resp_psn = rxe_psn_add(qp->resp_psn, npkts);
+out:
+	if (mr)
+		rxe_mr_put(mr);
+	return err;
 }

@@ -33,6 +33,8 @@ static const struct rdma_stat_desc rxe_counter_descs[RXE_NUM_COUNTERS] = {
 	[RXE_CNT_GAP_RETRIES].name		= "gap_retries",
 	[RXE_CNT_ROUTE_LOOKUPS].name		= "route_lookups",
 	[RXE_CNT_RCVD_PAGED].name		= "rcvd_paged",
+	[RXE_CNT_LOOPBACK_PLACED].name		= "loopback_placed",
+	[RXE_CNT_LOOPBACK_FALLBACK].name	= "loopback_fallback",
 };
 
 struct rdma_hw_stats *rxe_alloc_hw_port_stats(struct ib_device *ib, u32 port)

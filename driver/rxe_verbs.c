@@ -647,7 +647,7 @@ static void rxe_rnr_timer_fn(struct timer_list *t)
  * Lock order: the running QP's qp->lock, then only mutex_trylock() of a nested target's; no
  * path blocks on a second qp->lock, so two QPs sending to each other cannot deadlock (the
  * ACK back to a QP whose run is up the stack goes to its rxq and to that run). rxq.lock,
- * cq->lock, srq->lock, sq_lock/rq_lock, the mrs/ahs xarray locks and atomic_lock are leaves,
+ * cq->lock, srq->lock, sq_lock/rq_lock, and the mrs/ahs xarray locks are leaves,
  * taken under either and never held across a qp->lock acquisition or a packet send.
  */
 #define RXE_CALLER_ROUNDS	4	/* runs in a poster's system call before the worker */
@@ -838,6 +838,31 @@ void rxe_qp_want(struct rxe_qp *qp)
 		rxe_counter_inc(qp->dev, RXE_CNT_RUN_HANDOFFS);
 	else
 		rxe_qp_kick(qp);
+}
+
+/*
+ * Loopback direct placement (rxe_req.c) works on a second QP inside a run of the first: its
+ * lock is only tried (the lock order allows no wait for a second qp->lock); false when it is
+ * busy or the QP is being destroyed.
+ */
+bool rxe_qp_trylock_peer(struct rxe_qp *qp)
+{
+	if (!mutex_trylock(&qp->lock))
+		return false;
+	if (qp->dying) {
+		mutex_unlock(&qp->lock);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Drop the peer's lock: deliver the completions the placement posted to its CQs (a user QP's:
+ * uverbs' handlers), and leave any run asked of it meanwhile to its worker.
+ */
+void rxe_qp_unlock_peer(struct rxe_qp *qp)
+{
+	rxe_qp_unlock_run(qp, RXE_RUN_NESTED, 0);
 }
 
 /* The QP's work item. */

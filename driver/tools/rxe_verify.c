@@ -735,6 +735,161 @@ static int t_rnr_timed(void)
 	return 0;
 }
 
+/*
+ * Loopback direct placement and its fallbacks (the bundled driver; stock rxe sends packets for
+ * all of it, and the data must come out the same). A batch whose first WQE is a WRITE over the
+ * placement limit (4 MiB: it goes as packets, the peer has it half received while the rest of
+ * the batch is fetched), followed by a SEND, a WRITE, a READ and a fetch-and-add that find it
+ * outstanding; then the same four again once it is done (they may be placed). Every byte and
+ * every completion, in order, is checked.
+ */
+#define MIX_BUF	(12 << 20)
+static int t_fallback_mixed(void)
+{
+	uint8_t *src = aligned_alloc(4096, MIX_BUF), *dst = aligned_alloc(4096, MIX_BUF);
+	struct ibv_mr *ms, *md;
+	const uint32_t big = (5 << 20) + 3;
+	int round;
+
+	if (!src || !dst)
+		die("no memory");
+	memset(dst, 0, MIX_BUF);
+	fill(src, MIX_BUF, 11);
+	ms = ibv_reg_mr(pd, src, MIX_BUF, IBV_ACCESS_LOCAL_WRITE);
+	md = ibv_reg_mr(pd, dst, MIX_BUF, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
+	if (!ms || !md)
+		die("reg_mr");
+	for (round = 0; round < 2; round++) {
+		uint64_t o = (uint64_t)round << 19;	/* each round its own places */
+		struct ibv_sge sb = { (uintptr_t)src, big, ms->lkey },
+			       ss = { (uintptr_t)src + (6 << 20) + o, 3000, ms->lkey },
+			       sw = { (uintptr_t)src + (7 << 20) + o + 1, 777, ms->lkey },
+			       sr = { (uintptr_t)src + (8 << 20) + o, 100 * 1024 + 5, ms->lkey },
+			       sa = { (uintptr_t)src + (9 << 20) + o, 8, ms->lkey },
+			       rr = { (uintptr_t)dst + (6 << 20) + o, 4096, md->lkey };
+		struct ibv_send_wr w[5] = {}, *bad;
+		struct ibv_recv_wr rw = { .wr_id = 6, .sg_list = &rr, .num_sge = 1 }, *rbad;
+		uint64_t *target = (uint64_t *)(dst + (9 << 20) + o), *old = (uint64_t *)(src + (9 << 20) + o);
+		static const enum ibv_wc_opcode ops[5] = { IBV_WC_RDMA_WRITE, IBV_WC_SEND,
+			IBV_WC_RDMA_WRITE, IBV_WC_RDMA_READ, IBV_WC_FETCH_ADD };
+		int k, first = round ? 1 : 0;
+		struct ibv_wc wc;
+
+		fill(dst + (8 << 20) + o, 100 * 1024 + 5, 29 + round);	/* what the READ fetches */
+		*target = 40 + round;
+		if (ibv_post_recv(qp[1], &rw, &rbad))
+			die("post_recv");
+		w[0].sg_list = &sb;
+		w[0].opcode = IBV_WR_RDMA_WRITE;
+		w[0].wr.rdma.remote_addr = (uintptr_t)dst;
+		w[0].wr.rdma.rkey = md->rkey;
+		w[1].sg_list = &ss;
+		w[1].opcode = IBV_WR_SEND;
+		w[2].sg_list = &sw;
+		w[2].opcode = IBV_WR_RDMA_WRITE;
+		w[2].wr.rdma.remote_addr = (uintptr_t)dst + (7 << 20) + o + 2;
+		w[2].wr.rdma.rkey = md->rkey;
+		w[3].sg_list = &sr;
+		w[3].opcode = IBV_WR_RDMA_READ;
+		w[3].wr.rdma.remote_addr = (uintptr_t)dst + (8 << 20) + o;
+		w[3].wr.rdma.rkey = md->rkey;
+		w[4].sg_list = &sa;
+		w[4].opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+		w[4].wr.atomic.remote_addr = (uintptr_t)target;
+		w[4].wr.atomic.rkey = md->rkey;
+		w[4].wr.atomic.compare_add = 1000;
+		for (k = first; k < 5; k++) {
+			w[k].wr_id = k;
+			w[k].num_sge = 1;
+			w[k].send_flags = IBV_SEND_SIGNALED;
+			w[k].next = k < 4 ? &w[k + 1] : NULL;
+		}
+		if (ibv_post_send(qp[0], &w[first], &bad))
+			die("post_send");
+		for (k = first; k < 5; k++) {
+			wc = wait_wc(0);
+			if (wc.status || wc.wr_id != (uint64_t)k || wc.opcode != ops[k])
+				die("round %d: completion %d: wr_id %llu status %s opcode %d", round, k,
+				    (unsigned long long)wc.wr_id, ibv_wc_status_str(wc.status),
+				    wc.opcode);
+		}
+		wc = wait_wc(1);
+		if (wc.status || wc.opcode != IBV_WC_RECV || wc.byte_len != 3000 || wc.wr_id != 6)
+			die("round %d: receive: status %s opcode %d len %u", round,
+			    ibv_wc_status_str(wc.status), wc.opcode, wc.byte_len);
+		if (!round && memcmp(src, dst, big))
+			die("the %u-byte write differs", big);
+		if (memcmp(src + (6 << 20) + o, dst + (6 << 20) + o, 3000) ||
+		    memcmp(src + (7 << 20) + o + 1, dst + (7 << 20) + o + 2, 777) ||
+		    dst[(7 << 20) + o + 1] || dst[(7 << 20) + o + 2 + 777] ||
+		    memcmp(src + (8 << 20) + o, dst + (8 << 20) + o, 100 * 1024 + 5))
+			die("round %d: send, write or read data differs", round);
+		if (*old != (uint64_t)(40 + round) || *target != (uint64_t)(1040 + round))
+			die("round %d: fetch-and-add: old %llu, target %llu", round,
+			    (unsigned long long)*old, (unsigned long long)*target);
+	}
+	return 0;
+}
+
+/*
+ * The peer QP moved to the error state in the middle of a transfer: a 5 MiB WRITE (packets)
+ * under way when qp[1] goes to ERR; it then drops every packet, so the WRITE ends with retry
+ * exceeded (3 retries of 67 ms), the WRITE posted behind it is flushed, nothing hangs; a
+ * WRITE posted before the move is intact.
+ */
+static int t_peer_error(void)
+{
+	uint8_t *src = aligned_alloc(4096, MIX_BUF), *dst = aligned_alloc(4096, MIX_BUF);
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	struct ibv_sge s1 = { 0, 1000, 0 }, s2 = { 0, 5 << 20, 0 }, s3 = { 0, 100, 0 };
+	struct ibv_send_wr w1 = { .wr_id = 1, .sg_list = &s1, .num_sge = 1,
+				  .opcode = IBV_WR_RDMA_WRITE },
+			   w2 = { .wr_id = 2, .sg_list = &s2, .num_sge = 1,
+				  .opcode = IBV_WR_RDMA_WRITE },
+			   w3 = { .wr_id = 3, .sg_list = &s3, .num_sge = 1,
+				  .opcode = IBV_WR_RDMA_WRITE };
+	struct ibv_mr *ms, *md;
+	struct ibv_wc wc;
+
+	if (!src || !dst)
+		die("no memory");
+	memset(dst, 0, MIX_BUF);
+	fill(src, MIX_BUF, 5);
+	ms = ibv_reg_mr(pd, src, MIX_BUF, IBV_ACCESS_LOCAL_WRITE);
+	md = ibv_reg_mr(pd, dst, MIX_BUF, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	if (!ms || !md)
+		die("reg_mr");
+	s1.addr = (uintptr_t)src + (11 << 20);
+	s2.addr = (uintptr_t)src;
+	s3.addr = (uintptr_t)src + (10 << 20);
+	s1.lkey = s2.lkey = s3.lkey = ms->lkey;
+	w1.wr.rdma.remote_addr = (uintptr_t)dst + (11 << 20);
+	w2.wr.rdma.remote_addr = (uintptr_t)dst;
+	w3.wr.rdma.remote_addr = (uintptr_t)dst + (10 << 20);
+	w1.wr.rdma.rkey = w2.wr.rdma.rkey = w3.wr.rdma.rkey = md->rkey;
+	post(0, &w1);
+	expect(0, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
+	if (memcmp(src + (11 << 20), dst + (11 << 20), 1000))
+		die("the write before the move differs");
+	post(0, &w2);
+	post(0, &w3);
+	if (ibv_modify_qp(qp[1], &a, IBV_QP_STATE))
+		die("modify ERR");
+	wc = wait_wc(0);
+	if (wc.wr_id != 2 || wc.status != IBV_WC_RETRY_EXC_ERR)
+		die("the 5 MiB write: wr_id %llu status %s (retry exceeded wanted%s)",
+		    (unsigned long long)wc.wr_id, ibv_wc_status_str(wc.status),
+		    wc.status == IBV_WC_SUCCESS ? ": it ended before the move" : "");
+	wc = wait_wc(0);
+	if (wc.wr_id != 3 || wc.status != IBV_WC_WR_FLUSH_ERR)
+		die("the write behind it: wr_id %llu status %s", (unsigned long long)wc.wr_id,
+		    ibv_wc_status_str(wc.status));
+	if (dst[(10 << 20)])
+		die("the flushed write landed");
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(void);
@@ -761,6 +916,8 @@ static const struct {
 	{ "retry-t18", t_retry_t18, 7 },
 	{ "retry-t0", t_retry_t0, 7 },
 	{ "rnr-timed", t_rnr_timed, 2 },
+	{ "fallback-mixed", t_fallback_mixed, 7 },
+	{ "peer-error", t_peer_error, 7 },
 };
 
 int main(int argc, char **argv)
