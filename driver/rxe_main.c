@@ -205,7 +205,13 @@ static int __init rxe_init(void)
 
 	rxe_opcode_init();
 	rxe_icrc_init();
-	rxe_wq = alloc_workqueue("rxe_bundled", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	/*
+	 * QP runs left to the worker (wire receive, timers, kernel QPs, what a caller's run hands
+	 * over): on the CPU that asked, at high priority. An unbound, normal-priority worker
+	 * waited behind busy-polling verbs processes for tens of milliseconds on a loaded CPU:
+	 * long enough for the peer's retransmit timer (4 timeouts a 6 s two-way ib_send_bw).
+	 */
+	rxe_wq = alloc_workqueue("rxe_bundled", WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
 	if (!rxe_wq)
 		return -ENOMEM;
 	err = rxe_net_init();

@@ -189,22 +189,28 @@ static struct ib_device *rxe_ib_of_netdev(struct net_device *ndev)
 }
 
 /*
- * Hand a packet addressed to one of this host's addresses straight to the receive path of the
- * rxe device whose netdev (or a VLAN on it) holds that address, IPv4 or IPv6 alike.
+ * The rxe device whose netdev (or a VLAN on it) holds @av's destination, one of this host's
+ * addresses, IPv4 or IPv6 alike: a reference, or NULL. Called under rcu_read_lock().
  */
-static int rxe_loopback(struct rxe_dev *dev, struct net *net, struct sk_buff *skb,
-			const struct rxe_addr *av, enum rxe_src src)
+static struct ib_device *rxe_ib_of_daddr(struct net *net, const struct rxe_addr *av)
 {
-	struct net_device *ndev = NULL;
-	struct ib_device *ib = NULL;
+	struct net_device *ndev;
 
-	rcu_read_lock();
 	if (av->family == AF_INET)
 		ndev = __ip_dev_find(net, av->daddr.v4, false);
 	else
 		ndev = ipv6_dev_find(net, &av->daddr.v6, NULL);
-	if (ndev)
-		ib = rxe_ib_of_netdev(ndev);
+	return ndev ? rxe_ib_of_netdev(ndev) : NULL;
+}
+
+/* Hand a packet addressed to one of this host's addresses straight to its device's receive. */
+static int rxe_loopback(struct rxe_dev *dev, struct net *net, struct sk_buff *skb,
+			const struct rxe_addr *av, enum rxe_src src)
+{
+	struct ib_device *ib;
+
+	rcu_read_lock();
+	ib = rxe_ib_of_daddr(net, av);
 	rcu_read_unlock();
 	if (!ib) {
 		kfree_skb(skb);
@@ -422,20 +428,13 @@ int rxe_pkt_send(struct rxe_qp *qp, const struct rxe_addr *av, struct sk_buff *s
 struct rxe_qp *rxe_local_peer(struct rxe_qp *qp)
 {
 	struct net *net = dev_net(qp->dev->ndev);
-	const struct rxe_addr *av = &qp->av;
-	struct net_device *ndev = NULL;
-	struct ib_device *ib = NULL;
 	struct rxe_qp *peer = NULL;
+	struct ib_device *ib;
 
-	if (!rxe_is_local(qp->dev, net, av, &qp->route))
+	if (!rxe_is_local(qp->dev, net, &qp->av, &qp->route))
 		return NULL;
 	rcu_read_lock();
-	if (av->family == AF_INET)
-		ndev = __ip_dev_find(net, av->daddr.v4, false);
-	else
-		ndev = ipv6_dev_find(net, &av->daddr.v6, NULL);
-	if (ndev)
-		ib = rxe_ib_of_netdev(ndev);
+	ib = rxe_ib_of_daddr(net, &qp->av);
 	if (ib)
 		peer = xa_load(&to_rdev(ib)->qps, qp->attr.dest_qp_num);
 	if (peer && peer->user && peer->ib.qp_type == IB_QPT_RC && !READ_ONCE(peer->dying))
@@ -616,6 +615,9 @@ bool rxe_qp_queue_rx(struct rxe_qp *qp, struct sk_buff *skb)
 		queued = true;
 	}
 	spin_unlock_bh(&qp->rxq.lock);
+	if (!queued && !READ_ONCE(qp->dying))
+		rxe_dbg_qp(qp, "receive queue full (%u packets): opcode 0x%02x psn %u dropped\n",
+			   RXE_RXQ_MAX, rxe_pkt(skb)->opcode, rxe_pkt(skb)->psn);
 	return queued;
 }
 
