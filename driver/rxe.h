@@ -694,6 +694,7 @@ void rxe_requester(struct rxe_qp *qp);
 void rxe_complete_swqe(struct rxe_qp *qp, struct rxe_swqe *w, enum ib_wc_status status);
 void rxe_completer(struct rxe_qp *qp, struct sk_buff *skb);
 void rxe_comp_timeout(struct rxe_qp *qp);
+bool rxe_comp_peer_took_all(struct rxe_qp *qp);
 void rxe_rewind(struct rxe_qp *qp);
 void rxe_arm_retry(struct rxe_qp *qp);
 bool rxe_is_rd_atomic(u32 opcode);

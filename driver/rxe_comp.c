@@ -41,6 +41,19 @@ static void rxe_ack_upto(struct rxe_qp *qp, u32 psn)
 	}
 }
 
+/*
+ * Loopback direct placement (rxe_req.c) found the peer expecting exactly req_psn: it has taken
+ * every request packet this QP sent. Acknowledge them as its ACK would (the ACK packets still on
+ * their way arrive as old ones) and stop the retransmit timer. True when nothing is left
+ * outstanding; the caller makes sure no READ or atomic is (they wait for their responses).
+ */
+bool rxe_comp_peer_took_all(struct rxe_qp *qp)
+{
+	rxe_ack_upto(qp, rxe_psn_add(qp->req_psn, RXE_PSN_MASK));
+	rxe_arm_retry(qp);
+	return qp->acked_psn == qp->req_psn && qp->req_idx == qp->sq.index;
+}
+
 static void rxe_comp_fail(struct rxe_qp *qp, enum ib_wc_status status)
 {
 	if (status == IB_WC_RETRY_EXC_ERR)

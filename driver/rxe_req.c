@@ -412,10 +412,11 @@ static int rxe_send_next(struct rxe_qp *qp, struct rxe_swqe *w)
  * Loopback direct placement (issue 10). A WQE of a user RC QP whose peer is a user RC QP of
  * this host (the same or another local rxe device) is carried out as one copy between the two
  * QPs' memory -- no packet, no ICRC, no ACK, no run of the peer -- when its packets would find
- * both sides idle: nothing of this QP unacknowledged (so none of its packets in flight or
- * queued at the peer), the peer in RTR or later and not in error, expecting exactly this
- * QP's next PSN, with the same path MTU, in no message and sending no READ response, its path
- * leading back here, and its lock free right now. PSNs, MSN, responder resources, completions
+ * both sides idle: the peer in RTR or later and not in error, expecting exactly this QP's next
+ * PSN (so it has taken every packet this QP sent: those still unacknowledged are acknowledged
+ * then, unless a READ or atomic is among them, which waits for its responses), with the same
+ * path MTU, in no message and sending no READ response, its path leading back here, and its
+ * lock free right now. PSNs, MSN, responder resources, completions
  * and rdma_sends/rdma_recvs move as the packets would have moved them (rxe_resp_place() has
  * the peer's half), so the packet path can take over at any WQE. Anything else goes as
  * packets, counted as loopback_fallback: a busy or unready peer, no receive WQE (RNR), an
@@ -447,8 +448,11 @@ static bool rxe_place_opcode(u32 opcode)
 	}
 }
 
-/* True when @w (pending, the oldest WQE) was carried out by direct placement and completed. */
-static bool rxe_place(struct rxe_qp *qp, struct rxe_swqe *w)
+/*
+ * True when @w (pending, the next to send; @outst READs and atomics outstanding before it) was
+ * carried out by direct placement and completed.
+ */
+static bool rxe_place(struct rxe_qp *qp, struct rxe_swqe *w, u32 outst)
 {
 	struct rxe_qp *peer;
 	bool placed = false;
@@ -460,13 +464,18 @@ static bool rxe_place(struct rxe_qp *qp, struct rxe_swqe *w)
 	if (!peer)
 		return false;		/* not to a local user RC QP: the wire's */
 	npkts = rxe_npkts(qp, w);
-	if (qp->state == IB_QPS_RTS && qp->req_idx == qp->sq.index &&
-	    qp->acked_psn == qp->req_psn && rxe_place_opcode(w->opcode) &&
+	if (qp->state == IB_QPS_RTS && !outst && rxe_place_opcode(w->opcode) &&
 	    w->length <= RXE_PLACE_MAX && rxe_qp_trylock_peer(peer)) {
+		/*
+		 * The peer expecting our next PSN has taken every packet we sent: with no READ
+		 * or atomic among them, they are all acknowledged now, and the WQE is the oldest.
+		 */
 		if (peer->state >= IB_QPS_RTR && peer->state != IB_QPS_ERR &&
 		    rxe_peer_is_ours(peer, qp) && peer->mtu == qp->mtu &&
 		    peer->resp_psn == qp->req_psn && !peer->rd_active && !peer->w_resid &&
-		    !(peer->rwqe_valid && peer->recv_off))
+		    !(peer->rwqe_valid && peer->recv_off) &&
+		    ((qp->acked_psn == qp->req_psn && qp->req_idx == qp->sq.index) ||
+		     rxe_comp_peer_took_all(qp)))
 			placed = !rxe_resp_place(peer, qp, w, npkts);
 		rxe_qp_unlock_peer(peer);
 	}
@@ -567,8 +576,13 @@ void rxe_requester(struct rxe_qp *qp)
 				if (rxe_is_rd_atomic(w->opcode) &&
 				    outst >= max_t(u32, qp->attr.max_rd_atomic, 1))
 					break;
-				if (rxe_place(qp, w)) {
-					cond_resched();	/* a run may place many */
+				/*
+				 * A placement counts a unit of the budget per 256 KiB besides its
+				 * own: a run copies at most ~16 MiB, and yields nowhere while it
+				 * holds the QP's lock (a peer's placement would find it busy).
+				 */
+				if (rxe_place(qp, w, outst)) {
+					budget -= w->length >> 18;
 					continue;
 				}
 			}

@@ -738,10 +738,10 @@ static int t_rnr_timed(void)
 /*
  * Loopback direct placement and its fallbacks (the bundled driver; stock rxe sends packets for
  * all of it, and the data must come out the same). A batch whose first WQE is a WRITE over the
- * placement limit (4 MiB: it goes as packets, the peer has it half received while the rest of
- * the batch is fetched), followed by a SEND, a WRITE, a READ and a fetch-and-add that find it
- * outstanding; then the same four again once it is done (they may be placed). Every byte and
- * every completion, in order, is checked.
+ * placement limit (4 MiB: it goes as packets, window by window), followed by a SEND, a WRITE, a
+ * READ and a fetch-and-add that find it unacknowledged (packets, or placed once the peer has
+ * taken all of it); then the same four again once it is done. Every byte and every completion,
+ * in order, is checked.
  */
 #define MIX_BUF	(12 << 20)
 static int t_fallback_mixed(void)
@@ -833,59 +833,50 @@ static int t_fallback_mixed(void)
 }
 
 /*
- * The peer QP moved to the error state in the middle of a transfer: a 5 MiB WRITE (packets)
- * under way when qp[1] goes to ERR; it then drops every packet, so the WRITE ends with retry
- * exceeded (3 retries of 67 ms), the WRITE posted behind it is flushed, nothing hangs; a
- * WRITE posted before the move is intact.
+ * The peer QP moved to the error state in the middle of a transfer: a 64 KiB SEND is under way
+ * (no receive is posted, so the peer answers RNR NAKs and the sender keeps retrying it) when
+ * qp[1] goes to ERR; from then on the peer drops every packet, so the SEND ends with retry
+ * exceeded (3 retries of 67 ms), the WRITE posted behind it is flushed, and nothing hangs. A
+ * WRITE before all this is intact.
  */
 static int t_peer_error(void)
 {
-	uint8_t *src = aligned_alloc(4096, MIX_BUF), *dst = aligned_alloc(4096, MIX_BUF);
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
-	struct ibv_sge s1 = { 0, 1000, 0 }, s2 = { 0, 5 << 20, 0 }, s3 = { 0, 100, 0 };
+	struct ibv_sge s1 = { (uintptr_t)buf[0], 1000, mr[0]->lkey },
+		       s2 = { (uintptr_t)buf[0] + 4096, 65536, mr[0]->lkey },
+		       s3 = { (uintptr_t)buf[0] + 81920, 100, mr[0]->lkey };
 	struct ibv_send_wr w1 = { .wr_id = 1, .sg_list = &s1, .num_sge = 1,
 				  .opcode = IBV_WR_RDMA_WRITE },
-			   w2 = { .wr_id = 2, .sg_list = &s2, .num_sge = 1,
-				  .opcode = IBV_WR_RDMA_WRITE },
+			   w2 = { .wr_id = 2, .sg_list = &s2, .num_sge = 1, .opcode = IBV_WR_SEND },
 			   w3 = { .wr_id = 3, .sg_list = &s3, .num_sge = 1,
 				  .opcode = IBV_WR_RDMA_WRITE };
-	struct ibv_mr *ms, *md;
 	struct ibv_wc wc;
 
-	if (!src || !dst)
-		die("no memory");
-	memset(dst, 0, MIX_BUF);
-	fill(src, MIX_BUF, 5);
-	ms = ibv_reg_mr(pd, src, MIX_BUF, IBV_ACCESS_LOCAL_WRITE);
-	md = ibv_reg_mr(pd, dst, MIX_BUF, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
-	if (!ms || !md)
-		die("reg_mr");
-	s1.addr = (uintptr_t)src + (11 << 20);
-	s2.addr = (uintptr_t)src;
-	s3.addr = (uintptr_t)src + (10 << 20);
-	s1.lkey = s2.lkey = s3.lkey = ms->lkey;
-	w1.wr.rdma.remote_addr = (uintptr_t)dst + (11 << 20);
-	w2.wr.rdma.remote_addr = (uintptr_t)dst;
-	w3.wr.rdma.remote_addr = (uintptr_t)dst + (10 << 20);
-	w1.wr.rdma.rkey = w2.wr.rdma.rkey = w3.wr.rdma.rkey = md->rkey;
+	fill(buf[0], BUF, 5);
+	w1.wr.rdma.remote_addr = (uintptr_t)buf[1] + 200000;
+	w3.wr.rdma.remote_addr = (uintptr_t)buf[1] + 300000;
+	w1.wr.rdma.rkey = w3.wr.rdma.rkey = mr[1]->rkey;
 	post(0, &w1);
 	expect(0, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
-	if (memcmp(src + (11 << 20), dst + (11 << 20), 1000))
+	if (memcmp(buf[0], buf[1] + 200000, 1000))
 		die("the write before the move differs");
 	post(0, &w2);
 	post(0, &w3);
+	usleep(200 * 1000);	/* RNR NAKs and retries meanwhile */
+	if (ibv_poll_cq(cq[0], 1, &wc))
+		die("a completion before the move: wr_id %llu status %s",
+		    (unsigned long long)wc.wr_id, ibv_wc_status_str(wc.status));
 	if (ibv_modify_qp(qp[1], &a, IBV_QP_STATE))
 		die("modify ERR");
 	wc = wait_wc(0);
 	if (wc.wr_id != 2 || wc.status != IBV_WC_RETRY_EXC_ERR)
-		die("the 5 MiB write: wr_id %llu status %s (retry exceeded wanted%s)",
-		    (unsigned long long)wc.wr_id, ibv_wc_status_str(wc.status),
-		    wc.status == IBV_WC_SUCCESS ? ": it ended before the move" : "");
+		die("the SEND: wr_id %llu status %s (retry exceeded wanted)",
+		    (unsigned long long)wc.wr_id, ibv_wc_status_str(wc.status));
 	wc = wait_wc(0);
 	if (wc.wr_id != 3 || wc.status != IBV_WC_WR_FLUSH_ERR)
 		die("the write behind it: wr_id %llu status %s", (unsigned long long)wc.wr_id,
 		    ibv_wc_status_str(wc.status));
-	if (dst[(10 << 20)])
+	if (buf[1][300000])
 		die("the flushed write landed");
 	return 0;
 }

@@ -83,15 +83,15 @@ DATA_MODES=(write-read send-sge-imm inline write-imm atomics)
 	[ "$(delta "$a" "$b" rdma_sends)" -eq 4 ]
 }
 
-@test "a half-received message: a SEND, WRITE, READ and fetch-and-add behind a WRITE over the 4 MiB limit go as packets; the same after it are placed; data and completions in order" {
+@test "a WRITE over the 4 MiB limit goes as packets, half received when the SEND, WRITE, READ and fetch-and-add behind it come up; they and the same four again take either path: data and completions in order" {
 	local a b
 	a=$(snap)
 	verify fallback-mixed
 	b=$(snap)
 	report "$a" "$b"
-	# round 1: the 5 MiB WRITE and the four behind it (they fall back while it is outstanding;
-	# one whose turn comes in a later run, after the ACKs, is placed); round 2: the four alone.
-	# Each WQE is counted once, on one path or the other.
+	# round 1: the 5 MiB WRITE and the four behind it (each falls back while the peer has not
+	# taken all of the WRITE's packets yet, and is placed once it has: the WRITE is then
+	# acknowledged without its ACK); round 2: the four alone. Each WQE is counted once.
 	[ "$(( $(delta "$a" "$b" loopback_placed) + $(delta "$a" "$b" loopback_fallback) ))" -eq 9 ]
 	[ "$(delta "$a" "$b" loopback_fallback)" -ge 1 ]
 	[ "$(delta "$a" "$b" loopback_placed)" -ge 4 ]
@@ -121,7 +121,7 @@ DATA_MODES=(write-read send-sge-imm inline write-imm atomics)
 	[ "$(delta "$a" "$b" rdma_recvs)" -eq 1 ]
 }
 
-@test "the peer QP moved to the error state mid-transfer: retry exceeded, the WRITE behind flushed, nothing placed into it" {
+@test "the peer QP moved to the error state mid-transfer (a SEND in RNR retries): retry exceeded, the WRITE behind flushed, nothing placed into it" {
 	local a b
 	a=$(snap)
 	verify peer-error
