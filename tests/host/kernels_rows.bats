@@ -102,10 +102,10 @@ S
 	[ "$(echo "$output" | grep -c "tests/guest/driver_link.bats")" = 4 ]
 	for r in 6.1-cloud 6.12-cloud; do
 		l=$(echo "$output" | awk -v r="$r" '$1 == r')
-		[[ "$l" == *driver_verbs.bats*driver_data.bats*cli_bundled.bats*cli_nostock.bats* ]]
+		[[ "$l" == *driver_verbs.bats*driver_data.bats*driver_place.bats*cli_bundled.bats*cli_nostock.bats* ]]
 	done
 	l=$(echo "$output" | awk '$1 == "newest"')
-	[[ "$l" == *driver_verbs.bats*driver_data.bats*cli_bundled.bats* && "$l" != *cli_nostock* ]]
+	[[ "$l" == *driver_verbs.bats*driver_data.bats*driver_place.bats*cli_bundled.bats* && "$l" != *cli_nostock* ]]
 	for r in 6.1-cloud 6.12-cloud; do
 		l=$(echo "$output" | awk -v r="$r" '$1 == r')
 		[[ "$l" == *pair/kernels_bundled_pair.bats* && "$l" != *driver_interop* ]]
@@ -121,7 +121,7 @@ S
 
 @test "RXE_CHECK_KERNELS_FULL=1 --list: every file on every row, driver_extra too, rxectl on the stock module too" {
 	RXE_CHECK_KERNELS_FULL=1 run -0 "$TOP/tests/vm/check-kernels" --list
-	for f in driver_link driver_verbs driver_data driver_extra cli_bundled cli_nostock pair/kernels_bundled_pair kernels_dkms; do
+	for f in driver_link driver_verbs driver_data driver_place driver_extra cli_bundled cli_nostock pair/kernels_bundled_pair kernels_dkms; do
 		[ "$(echo "$output" | grep -c "tests/guest/$f.bats")" = 4 ]
 	done
 	RXE_CHECK_KERNELS_FULL=1 run -0 "$TOP/tests/vm/check-kernels" --list 6.12
@@ -182,7 +182,7 @@ R
 	[ "$(awk '{ print $1 }' "$F/starts" | tr '\n' ' ')" = "6.1-cloud 6.12-cloud 6.12 newest " ]
 	first=$(awk 'NR == 1 { print $3 }' "$F/starts") last=$(awk 'END { print $3 }' "$F/starts")
 	[ $(((last - first) / 1000000000)) -lt 5 ] # four 2 s rows overlapped (started 1 s apart)
-	[[ "$output" == *"6.1-cloud kver-of-6.1-cloud: 6 passed, 0 failed, 0 skipped ("*" s wall, 12 s of guest time)"* ]]
+	[[ "$output" == *"6.1-cloud kver-of-6.1-cloud: 7 passed, 0 failed, 0 skipped ("*" s wall, 12 s of guest time)"* ]]
 	[[ "$output" == *"6.12 kver-of-6.12: 1 passed, 1 failed, 0 skipped"* ]]
 }
 
@@ -191,7 +191,7 @@ R
 	run -0 "$F/tests/vm/check-kernels" --serial 6.12-cloud newest
 	first=$(awk 'NR == 1 { print $3 }' "$F/starts") last=$(awk 'END { print $3 }' "$F/starts")
 	[ $(((last - first) / 1000000000)) -ge 2 ]
-	[[ "$output" == *"newest kver-of-newest: 5 passed, 0 failed, 0 skipped"* ]]
+	[[ "$output" == *"newest kver-of-newest: 6 passed, 0 failed, 0 skipped"* ]]
 }
 
 @test "RXE_VM_GUEST_ROOT is host or build, build only on a row with a build root and in a plain guest: exit 2 before any slot" {
@@ -246,7 +246,7 @@ R
 	# 6.12-cloud (built with the host's gcc): one run-all, DKMS in it
 	[ "$(awk '$1 == "6.12-cloud" { print $4 }' "$F/starts")" = host ]
 	[[ "$(awk '$1 == "6.12-cloud"' "$F/starts")" == *kernels_dkms* ]]
-	# the fake run-all passes one test a file: 10 + 1 on newest, two runs of 2 guests' time each
-	[[ "$output" == *"newest kver-of-newest: 11 passed, 0 failed, 0 skipped ("*" s wall, 24 s of guest time)"* ]]
+	# the fake run-all passes one test a file: 11 + 1 on newest, two runs of 2 guests' time each
+	[[ "$output" == *"newest kver-of-newest: 12 passed, 0 failed, 0 skipped ("*" s wall, 24 s of guest time)"* ]]
 	[[ "$output" == *"row newest, with its build root as the guest's root"* ]]
 }
