@@ -403,7 +403,7 @@ static int rxe_piece_copy(void *arg, const u8 *p, unsigned int n)
 	struct rxe_copy *c = arg;
 
 	if (c->to_mr)
-		memcpy((u8 *)p, c->buf, n);	/* the MR's memory: the walk's pieces are writable */
+		memcpy((u8 *)p, c->buf, n);	/* MR memory: the walk's pieces are writable */
 	else
 		memcpy(c->buf, p, n);
 	c->buf += n;

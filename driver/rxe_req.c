@@ -430,7 +430,7 @@ static int rxe_send_next(struct rxe_qp *qp, struct rxe_swqe *w)
 static bool rxe_place_on = true;
 module_param_named(loopback_place, rxe_place_on, bool, 0644);
 MODULE_PARM_DESC(loopback_place,
-		 "carry out RC messages between two QPs of this host as copies, without packets (default: on)");
+		 "RC messages between two QPs of this host as copies, no packets (default: on)");
 
 static bool rxe_place_opcode(u32 opcode)
 {

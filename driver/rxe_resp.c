@@ -78,7 +78,8 @@ static void rxe_post_recv_wc(struct rxe_qp *qp, enum ib_wc_status status, u32 op
 	/* Only passed by rxe_resp_send() once the invalidation has happened. */
 	if (status == IB_WC_SUCCESS && (flags & IB_WC_WITH_INVALIDATE))
 		inv = be32_to_cpu(*(__be32 *)rxe_ext(skb, RXE_EXT_IETH));
-	rxe_recv_done(qp, status, opcode, byte_len, src_qp, flags, imm, inv, skb && rxe_pkt(skb)->se);
+	rxe_recv_done(qp, status, opcode, byte_len, src_qp, flags, imm, inv,
+		      skb && rxe_pkt(skb)->se);
 }
 
 static void rxe_read_stop(struct rxe_qp *qp)
@@ -740,7 +741,7 @@ int rxe_resp_place(struct rxe_qp *qp, struct rxe_qp *req, const struct rxe_swqe 
 			if (rxe_fetch_rwqe(qp, &qp->rwqe))
 				return -EAGAIN;
 			qp->rwqe_valid = true;
-			qp->recv_off = 0;	/* taken, not begun: a FIRST packet may still start it */
+			qp->recv_off = 0;	/* taken, not begun: a FIRST packet may start it */
 		}
 		if (w->length > qp->rwqe.length ||
 		    rxe_swqe_to_sgl(req, w, qp, qp->rwqe.sge, qp->rwqe.num_sge))
