@@ -79,8 +79,11 @@
 #define rxe_udp_tunnel_sock(sock) (sock)
 #endif
 
-/* IPv6 routing: through ipv6_stub while the kernel has it (gone in 7.x, IPv6 is built in). */
-#if __has_include(<net/ipv6_stubs.h>)
+/*
+ * IPv6 routing: through ipv6_stub while the kernel has it (gone in 7.x, IPv6 is built in). A
+ * Kbuild probe, not __has_include: sparse (make -C driver check) does not parse that.
+ */
+#ifdef RXE_HAVE_IPV6_STUB
 #include <net/ipv6_stubs.h>
 #define rxe_ip6_dst_lookup_flow(net, sk, fl) ipv6_stub->ipv6_dst_lookup_flow(net, sk, fl, NULL)
 #else
