@@ -211,7 +211,7 @@ static int __init rxe_init(void)
 	 * waited behind busy-polling verbs processes for tens of milliseconds on a loaded CPU:
 	 * long enough for the peer's retransmit timer (4 timeouts a 6 s two-way ib_send_bw).
 	 */
-	rxe_wq = alloc_workqueue("rxe_bundled", WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
+	rxe_wq = alloc_workqueue("rxe_bundled", RXE_WQ_PERCPU | WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
 	if (!rxe_wq)
 		return -ENOMEM;
 	err = rxe_net_init();

@@ -33,6 +33,8 @@
  *                              struct sock, not the struct socket (7.x)
  *   RXE_HAVE_RESIZE_USER_CQ   ib_device_ops.resize_cq became resize_user_cq (7.x)
  *   RXE_HAVE_CRC32_OPTIMIZATIONS  crc32_le() is arch-accelerated by the CRC library (6.14)
+ *   RXE_HAVE_IPV6_STUB    net/ipv6_stubs.h's ipv6_stub routes IPv6 (gone in 7.x)
+ *   RXE_HAVE_WQ_PERCPU    workqueues say WQ_PERCPU (7.x: alloc_workqueue() warns without it)
  * The op wrappers they select are in compat/ops.h (included by rxe_main.c).
  */
 #include <linux/timer.h>
@@ -77,6 +79,16 @@
 #define rxe_udp_tunnel_sock(sock) ((sock)->sk)
 #else
 #define rxe_udp_tunnel_sock(sock) (sock)
+#endif
+
+/*
+ * A per-CPU workqueue says so where the kernel has WQ_PERCPU (7.2's alloc_workqueue() warns
+ * when a queue is neither WQ_PERCPU nor WQ_UNBOUND); before, per-CPU was what no flag meant.
+ */
+#ifdef RXE_HAVE_WQ_PERCPU
+#define RXE_WQ_PERCPU WQ_PERCPU
+#else
+#define RXE_WQ_PERCPU 0
 #endif
 
 /*
