@@ -78,6 +78,16 @@ teardown_bundled_rxe0() {
 	rmmod rdma_rxe 2>/dev/null || true
 }
 
+# rxe0_counters: all counters of rxe0 port 1 as one JSON object (driver_counters, driver_place);
+# counter_delta BEFORE AFTER NAME: how much NAME moved between two of them.
+rxe0_counters() {
+	rdma -j statistic show link rxe0/1 | jq -c '.[0]'
+}
+
+counter_delta() {
+	echo $(( $(jq -r --arg n "$3" '.[$n]' <<<"$2") - $(jq -r --arg n "$3" '.[$n]' <<<"$1") ))
+}
+
 # gid_index [DEV]: the GID index of the RoCE v2 GID for this guest's IPv4 address ($VM_SELF_IP)
 # on DEV (default rxe0). The table has 1024 slots; the address GIDs come first.
 gid_index() {
