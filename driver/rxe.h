@@ -588,7 +588,7 @@ void rxe_rcv(struct rxe_dev *dev, struct sk_buff *skb, enum rxe_src src);
 bool rxe_qp_queue_rx(struct rxe_qp *qp, struct sk_buff *skb);
 struct rxe_qp *rxe_local_peer(struct rxe_qp *qp);
 bool rxe_peer_is_ours(const struct rxe_qp *peer, const struct rxe_qp *qp);
-void rxe_peer_put(struct rxe_qp *qp);
+void rxe_qp_runner_put(struct rxe_qp *qp);
 
 /* rxe_mcast.c */
 int rxe_attach_mcast(struct ib_qp *ibqp, union ib_gid *mgid, u16 mlid);

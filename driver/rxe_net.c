@@ -421,7 +421,7 @@ int rxe_pkt_send(struct rxe_qp *qp, const struct rxe_addr *av, struct sk_buff *s
 /*
  * Loopback direct placement (rxe_req.c): the QP at the other end of connected QP @qp's path
  * when that end is a user RC QP of an rxe device of this host; NULL otherwise. It is returned
- * with its runners count raised (destroy_qp waits for it), to drop with rxe_peer_put(); under
+ * with its runners count raised (destroy_qp waits for it; rxe_qp_runner_put() drops it); under
  * its lock, rxe_peer_is_ours() then says whether its own path leads back to @qp. Whether the
  * destination is local is the QP's cached answer (rxe_is_local()).
  */
@@ -464,7 +464,8 @@ bool rxe_peer_is_ours(const struct rxe_qp *peer, const struct rxe_qp *qp)
 	       ipv6_addr_equal(&b->saddr.v6, &a->daddr.v6);
 }
 
-void rxe_peer_put(struct rxe_qp *qp)
+/* Drop a runners count taken by rxe_rcv() or rxe_local_peer(); destroy_qp waits for none. */
+void rxe_qp_runner_put(struct rxe_qp *qp)
 {
 	if (atomic_dec_and_test(&qp->runners))
 		wake_up_var(&qp->runners);
@@ -587,8 +588,7 @@ void rxe_rcv(struct rxe_dev *dev, struct sk_buff *skb, enum rxe_src src)
 	rcu_read_unlock();
 	if (run) {
 		ran = rxe_qp_run_now(qp, RXE_RUN_NESTED);
-		if (atomic_dec_and_test(&qp->runners))
-			wake_up_var(&qp->runners);
+		rxe_qp_runner_put(qp);
 		if (ran)
 			rxe_counter_inc(dev, RXE_CNT_LOOPBACK_INLINE);
 	}

@@ -479,7 +479,7 @@ static bool rxe_place(struct rxe_qp *qp, struct rxe_swqe *w, u32 outst)
 			placed = !rxe_resp_place(peer, qp, w, npkts);
 		rxe_qp_unlock_peer(peer);
 	}
-	rxe_peer_put(peer);
+	rxe_qp_runner_put(peer);
 	if (!placed) {
 		rxe_counter_inc(qp->dev, RXE_CNT_LOOPBACK_FALLBACK);
 		return false;
