@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
 # The test bed's guest-slot queue (tests/vm/vm-common, vm_acquire_slots) on the host, no guest
-# booted: waiters get their slots in the order they asked (tickets), a pair at the head is not
-# overtaken by single guests, and the ticket of a waiter that died does not block the queue.
+# booted: waiters get their slots in the order they asked (tickets), a single guest may take the
+# slot a pair in its first RXE_VM_PASS_SECONDS cannot use yet (never past the window, never past an
+# --exclusive run), and the ticket of a waiter that died does not block the queue.
 
 bats_require_minimum_version 1.5.0
 
@@ -10,12 +11,12 @@ setup() {
 	TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 	D=$BATS_TEST_TMPDIR
 	export D TOP RXE_VM_SLOT_DIR=$D/slots
-	# a fake guest: NAME WANT takes WANT slots, writes NAME to $D/order, holds the slots until
+	# a fake guest: NAME WANT [strict] takes WANT slots, writes NAME to $D/order, holds the slots until
 	# $D/release.NAME exists
 	cat > "$D/guest" <<'G'
 #!/bin/bash
 source "$TOP/tests/vm/vm-common"
-vm_acquire_slots "$2"
+vm_acquire_slots "$2" $3
 echo "$1" >> "$D/order"
 while [ ! -e "$D/release.$1" ]; do sleep 0.05; done
 G
@@ -24,12 +25,12 @@ G
 }
 
 teardown() {
-	touch "$D"/release.{H,H2,P,S,W1,W2,W3,W4,W5,W6,K}
+	touch "$D"/release.{B,H,H2,P,S,W1,W2,W3,W4,W5,W6,K,X}
 	wait
 }
 
-start() { # NAME WANT: a fake guest in the background
-	"$D/guest" "$1" "$2" 2>>"$D/stderr" 3>&- &
+start() { # NAME WANT [strict]: a fake guest in the background
+	"$D/guest" "$1" "$2" ${3:-} 2>>"$D/stderr" 3>&- &
 }
 
 wait_for() { # CONDITION...: up to 10 s
@@ -57,8 +58,8 @@ tickets() { [ "$(find "$RXE_VM_SLOT_DIR/tickets" -name '[0-9]*' | wc -l)" = "$1"
 	tickets 0 # every ticket is gone once served
 }
 
-@test "a pair at the head keeps waiting for its second slot and a single guest behind it does not overtake it" {
-	export RXE_VM_SLOTS=2
+@test "past its window a pair at the head keeps waiting for its second slot and a single guest behind it does not overtake it" {
+	export RXE_VM_SLOTS=2 RXE_VM_PASS_SECONDS=0
 	start H 1
 	wait_for started H
 	touch "$D/release.P" "$D/release.S"
@@ -71,6 +72,53 @@ tickets() { [ "$(find "$RXE_VM_SLOT_DIR/tickets" -name '[0-9]*' | wc -l)" = "$1"
 	touch "$D/release.H"
 	wait_for started S
 	[ "$(tr '\n' ' ' < "$D/order")" = "H P S " ]
+}
+
+@test "a single guest behind a pair in its window takes the slot the pair cannot use; the pair goes when both are free" {
+	export RXE_VM_SLOTS=2
+	start H 1
+	wait_for started H
+	start P 2
+	wait_for tickets 1
+	start S 1
+	wait_for started S # one slot free, the pair needs two: S passes it
+	tickets 1
+	touch "$D/release.H"
+	sleep 2 # one slot is free again, but S holds the other: the pair holds none meanwhile
+	[ "$(tr '\n' ' ' < "$D/order")" = "H S " ]
+	start W1 1 # behind the pair too: takes the free slot
+	wait_for started W1
+	touch "$D/release.S" "$D/release.W1" "$D/release.P"
+	wait_for started P
+	[ "$(tr '\n' ' ' < "$D/order")" = "H S W1 P " ]
+	tickets 0
+}
+
+@test "no single guest passes a pair while both slots are free, nor an --exclusive run" {
+	export RXE_VM_SLOTS=2
+	start H 1
+	wait_for started H
+	start X 2 strict # a benchmark
+	wait_for tickets 1
+	start S 1
+	wait_for tickets 2
+	sleep 2
+	[ "$(tr '\n' ' ' < "$D/order")" = "H " ]
+	touch "$D/release.X" "$D/release.H"
+	wait_for started S
+	[ "$(tr '\n' ' ' < "$D/order")" = "H X S " ]
+	# two free slots and a pair queued ahead of a single: the pair goes first
+	touch "$D/release.S"
+	sleep 1 # S lets go of its slot
+	start B 2
+	wait_for started B # both slots busy
+	start P 2
+	wait_for tickets 1
+	start W3 1
+	wait_for tickets 2
+	touch "$D/release.P" "$D/release.W3" "$D/release.B" # both free at once
+	wait_for started W3
+	[ "$(tr '\n' ' ' < "$D/order" | sed 's/.*B //')" = "P W3 " ]
 }
 
 @test "the ticket of a waiter that was killed does not hold up the ones behind it" {
