@@ -85,6 +85,7 @@ enum rxe_counter {
 	RXE_CNT_RCVD_PAGED,		/* wire packets that arrived in page fragments (read in place) */
 	RXE_CNT_LOOPBACK_PLACED,	/* WQEs to a local QP carried out as a copy (no packets) */
 	RXE_CNT_LOOPBACK_FALLBACK,	/* WQEs to a local QP that went as packets instead */
+	RXE_CNT_SENT_PAGED,		/* packets sent with their payload in the MR's pages */
 	RXE_NUM_COUNTERS
 };
 
@@ -563,6 +564,7 @@ int rxe_get_hw_stats(struct ib_device *ib, struct rdma_hw_stats *stats, u32 port
 /* rxe_icrc.c */
 u32 rxe_icrc(const void *ip, const void *bth, unsigned int len);
 u32 rxe_icrc_skb(struct sk_buff *skb, unsigned int len);
+u32 rxe_icrc_at(struct sk_buff *skb, unsigned int bth_off, unsigned int len);
 void rxe_icrc_init(void);
 void rxe_icrc_exit(void);
 
@@ -571,6 +573,10 @@ int rxe_net_init(void);
 void rxe_net_exit(void);
 struct sk_buff *rxe_pkt_alloc(struct rxe_dev *dev, const struct rxe_addr *av, u8 opcode,
 			      u32 paylen);
+struct sk_buff *rxe_pkt_alloc_paged(struct rxe_dev *dev, const struct rxe_addr *av, u8 opcode,
+				    u32 paylen);
+int rxe_pkt_add_tail(struct sk_buff *skb, u32 paylen);
+bool rxe_qp_dest_local(struct rxe_qp *qp);
 int rxe_pkt_send(struct rxe_qp *qp, const struct rxe_addr *av, struct sk_buff *skb);
 void rxe_bth_init(struct sk_buff *skb, u8 opcode, bool se, u32 qpn, bool ackreq, u32 psn,
 		  u32 paylen);
@@ -626,6 +632,8 @@ int rxe_pkt_to_sgl(struct rxe_qp *qp, struct sk_buff *skb, const struct rxe_sge 
 		   u32 *cur_sge, u32 *sge_off);
 int rxe_sgl_copy(struct rxe_qp *qp, const struct rxe_sge *sge, u32 nsge, u32 *cur_sge,
 		 u32 *sge_off, void *buf, u32 len, bool to_sgl);
+int rxe_sgl_to_frags(struct rxe_qp *qp, const struct rxe_sge *sge, u32 nsge, u32 *cur_sge,
+		     u32 *sge_off, struct sk_buff *skb, u32 len, unsigned int max_frags);
 int rxe_swqe_to_mr(struct rxe_qp *qp, const struct rxe_swqe *w, struct rxe_mr *mr, u64 va);
 int rxe_swqe_to_sgl(struct rxe_qp *qp, const struct rxe_swqe *w, struct rxe_qp *dqp,
 		    const struct rxe_sge *sge, u32 nsge);

@@ -161,14 +161,20 @@ u32 rxe_icrc(const void *ip, const void *bth, unsigned int len)
 }
 
 /*
- * The ICRC of a received packet: skb->data at the BTH (the headers linear), @len bytes from it
- * up to the ICRC field; the rest may lie in page fragments.
+ * The ICRC of a packet whose BTH is at @bth_off from skb->data (the headers up to it linear),
+ * @len bytes from the BTH up to the ICRC field; the rest may lie in page fragments.
  */
-u32 rxe_icrc_skb(struct sk_buff *skb, unsigned int len)
+u32 rxe_icrc_at(struct sk_buff *skb, unsigned int bth_off, unsigned int len)
 {
 	u8 ph[RXE_ICRC_PH_MAX];
-	unsigned int phlen = rxe_icrc_ph(skb_network_header(skb), skb->data, ph);
+	unsigned int phlen = rxe_icrc_ph(skb_network_header(skb), skb->data + bth_off, ph);
 
-	return rxe_icrc_of(ph, phlen, skb, sizeof(struct rxe_bth), NULL,
+	return rxe_icrc_of(ph, phlen, skb, bth_off + sizeof(struct rxe_bth), NULL,
 			   len - sizeof(struct rxe_bth));
+}
+
+/* The ICRC of a received packet: skb->data at the BTH (see rxe_icrc_at()). */
+u32 rxe_icrc_skb(struct sk_buff *skb, unsigned int len)
+{
+	return rxe_icrc_at(skb, 0, len);
 }

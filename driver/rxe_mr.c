@@ -500,6 +500,82 @@ int rxe_sgl_copy(struct rxe_qp *qp, const struct rxe_sge *sge, u32 nsge, u32 *cu
 }
 
 /*
+ * Hang @len bytes of a user QP's scatter/gather list at the cursor (*cur_sge, *sge_off) on @skb
+ * as page fragments, each SGE's lkey checked against the QP's PD as rxe_sgl_copy() does, and
+ * advance the cursor. The skb takes a reference on every page it points at, so the pages outlive
+ * a deregistration of the MR while it is queued. Bytes adjacent in one page share a fragment.
+ * Returns 0; -E2BIG when the bytes would take more than @max_frags fragments, -EOPNOTSUPP for an
+ * MR without user pages (a kernel DMA or fast-register MR), -EINVAL or -EACCES as rxe_sgl_copy():
+ * the cursor is then where it was and the fragments already hung stay with the skb (the caller
+ * frees it and copies instead, which fails the same way on a bad key).
+ */
+int rxe_sgl_to_frags(struct rxe_qp *qp, const struct rxe_sge *sge, u32 nsge, u32 *cur_sge,
+		     u32 *sge_off, struct sk_buff *skb, u32 len, unsigned int max_frags)
+{
+	struct skb_shared_info *sh = skb_shinfo(skb);
+	u32 cs = *cur_sge, so = *sge_off;
+
+	while (len) {
+		const struct rxe_sge *s;
+		struct rxe_mr *mr;
+		u64 off;
+		u32 n, rem;
+		int err = 0;
+
+		if (cs >= nsge)
+			return -EINVAL;
+		s = &sge[cs];
+		if (so >= s->length) {
+			cs++;
+			so = 0;
+			continue;
+		}
+		n = min(len, s->length - so);
+		mr = rxe_mr_get(qp->dev, qp->ib.pd, s->lkey, false, 0, s->addr + so, n);
+		if (!mr)
+			return -EACCES;
+		if (mr->dma || mr->frmr || !mr->pages) {
+			rxe_mr_put(mr);
+			return -EOPNOTSUPP;
+		}
+		off = s->addr + so - mr->iova + mr->page_off;
+		for (rem = n; rem && !err; ) {
+			unsigned long pg = off >> PAGE_SHIFT;
+			u32 poff = off & ~PAGE_MASK, k = min_t(u32, rem, PAGE_SIZE - poff);
+			skb_frag_t *last = sh->nr_frags ? &sh->frags[sh->nr_frags - 1] : NULL;
+
+			if (pg >= mr->npages) {
+				err = -EACCES;
+				break;
+			}
+			if (last && skb_frag_page(last) == mr->pages[pg] &&
+			    skb_frag_off(last) + skb_frag_size(last) == poff) {
+				skb_frag_size_add(last, k);
+			} else if (sh->nr_frags >= max_frags) {
+				err = -E2BIG;
+				break;
+			} else {
+				get_page(mr->pages[pg]);
+				skb_fill_page_desc(skb, sh->nr_frags, mr->pages[pg], poff, k);
+			}
+			skb->len += k;
+			skb->data_len += k;
+			skb->truesize += k;
+			off += k;
+			rem -= k;
+		}
+		rxe_mr_put(mr);
+		if (err)
+			return err;
+		so += n;
+		len -= n;
+	}
+	*cur_sge = cs;
+	*sge_off = so;
+	return 0;
+}
+
+/*
  * Call @fn on the bytes [off, off + len) of @skb, piece by contiguous piece: the linear part
  * at once, page fragments (and a fragment list) through skb_seq_read(), which maps each
  * in turn. Stops at @fn's first error and returns it; -EINVAL if the skb is shorter.

@@ -86,6 +86,56 @@ struct sk_buff *rxe_pkt_alloc(struct rxe_dev *dev, const struct rxe_addr *av, u8
 	return skb;
 }
 
+/*
+ * A packet for @opcode whose @paylen payload bytes will be page fragments (rxe_sgl_to_frags(),
+ * then rxe_pkt_add_tail() for the pad and ICRC): only the headers are allocated here.
+ */
+struct sk_buff *rxe_pkt_alloc_paged(struct rxe_dev *dev, const struct rxe_addr *av, u8 opcode,
+				    u32 paylen)
+{
+	const struct rxe_opinfo *info = &rxe_opinfo[opcode];
+	unsigned int head = LL_RESERVED_SPACE(dev->ndev) + sizeof(struct ipv6hdr) +
+			    sizeof(struct udphdr);
+	struct sk_buff *skb;
+
+	skb = alloc_skb(head + info->hdr_len, GFP_KERNEL);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, head);
+	skb_put(skb, info->hdr_len);
+	memset(skb->data, 0, info->hdr_len);
+	rxe_pkt(skb)->opcode = opcode;
+	rxe_pkt(skb)->hdr_len = info->hdr_len;
+	rxe_pkt(skb)->paylen = paylen;
+	return skb;
+}
+
+/*
+ * The pad and ICRC bytes of a paged packet, zeroed, as its last fragment (from the per-CPU page
+ * fragment cache; freeing the skb returns it). The ICRC is filled in when the packet goes out.
+ */
+int rxe_pkt_add_tail(struct sk_buff *skb, u32 paylen)
+{
+	unsigned int n = ((-paylen) & 3) + RXE_ICRC_SIZE, i = skb_shinfo(skb)->nr_frags;
+	struct page *page;
+	u8 *p;
+
+	if (i >= MAX_SKB_FRAGS)
+		return -E2BIG;
+	p = netdev_alloc_frag(n);
+	if (!p)
+		return -ENOMEM;
+	memset(p, 0, n);
+	page = virt_to_head_page(p);
+	skb_fill_page_desc(skb, i, page, p - (u8 *)page_address(page), n);
+	skb->len += n;
+	skb->data_len += n;
+	skb->truesize += n;
+	/* user memory: whoever would change or checksum the bytes in place must copy them */
+	skb_shinfo(skb)->flags |= SKBFL_SHARED_FRAG;
+	return 0;
+}
+
 void rxe_bth_init(struct sk_buff *skb, u8 opcode, bool se, u32 qpn, bool ackreq, u32 psn,
 		  u32 paylen)
 {
@@ -172,10 +222,17 @@ static void rxe_udp6_csum(struct sk_buff *skb)
 
 static void rxe_set_icrc(struct sk_buff *skb)
 {
-	u8 *bth = skb_transport_header(skb) + sizeof(struct udphdr);
-	unsigned int len = skb_tail_pointer(skb) - bth - RXE_ICRC_SIZE;
+	unsigned int off = skb_transport_offset(skb) + sizeof(struct udphdr);
+	unsigned int len = skb->len - off - RXE_ICRC_SIZE;
+	u8 *bth = skb->data + off;
+	__le32 icrc;
 
-	put_unaligned_le32(rxe_icrc(skb_network_header(skb), bth, len), bth + len);
+	if (!skb_is_nonlinear(skb)) {
+		put_unaligned_le32(rxe_icrc(skb_network_header(skb), bth, len), bth + len);
+		return;
+	}
+	icrc = cpu_to_le32(rxe_icrc_at(skb, off, len));	/* the payload in page fragments */
+	skb_store_bits(skb, off + len, &icrc, sizeof(icrc));
 }
 
 /* The rxe device of @ndev, or of the device under it when @ndev is a VLAN; a reference. */
@@ -400,6 +457,12 @@ static int __rxe_pkt_send(struct rxe_dev *dev, const struct rxe_addr *av, u16 sp
 	err = ip_local_out(net, ipv4_is_multicast(av->daddr.v4) ? NULL :
 			   rxe_sock4 ? rxe_sock4->sk : NULL, skb);
 	return net_xmit_eval(err) ? -EAGAIN : 0;
+}
+
+/* Is connected QP @qp's destination one of this host's addresses (its cached answer)? */
+bool rxe_qp_dest_local(struct rxe_qp *qp)
+{
+	return rxe_is_local(qp->dev, dev_net(qp->dev->ndev), &qp->av, &qp->route);
 }
 
 /*

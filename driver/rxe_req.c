@@ -328,6 +328,42 @@ static u8 rxe_req_opcode(struct rxe_qp *qp, struct rxe_swqe *w, bool first, bool
 }
 
 /*
+ * A user RC QP's packets to another host carry their payload in the MR's pages (page fragments
+ * the skb references), not in a copy: the ICRC is computed over the pages as the packet goes out,
+ * and the NIC (or the stack, for one without scatter/gather) reads them from there. Only RC:
+ * its WQE completes when the peer acknowledges the bytes, so they are not the user's to change
+ * before they are sent (UC and UD complete at the send). tx_paged=0 copies as before.
+ */
+static bool rxe_tx_paged = true;
+module_param_named(tx_paged, rxe_tx_paged, bool, 0644);
+MODULE_PARM_DESC(tx_paged,
+		 "send user RC payloads from the MR's pages, no copy (default: on)");
+
+/* @w's next @paylen bytes as page fragments of a new packet, or NULL: then copy them. */
+static struct sk_buff *rxe_send_paged(struct rxe_qp *qp, struct rxe_swqe *w,
+				      const struct rxe_addr *av, u8 opcode, u32 paylen)
+{
+	u32 cur_sge = w->cur_sge, sge_off = w->sge_off;
+	struct sk_buff *skb;
+
+	if (!READ_ONCE(rxe_tx_paged) || !paylen || w->inl || !qp->user ||
+	    qp->ib.qp_type != IB_QPT_RC || rxe_qp_dest_local(qp))
+		return NULL;
+	skb = rxe_pkt_alloc_paged(qp->dev, av, opcode, paylen);
+	if (!skb)
+		return NULL;
+	if (rxe_sgl_to_frags(qp, w->sge, w->num_sge, &cur_sge, &sge_off, skb, paylen,
+			     MAX_SKB_FRAGS - 1) || rxe_pkt_add_tail(skb, paylen)) {
+		kfree_skb(skb);
+		return NULL;
+	}
+	w->cur_sge = cur_sge;
+	w->sge_off = sge_off;
+	rxe_counter_inc(qp->dev, RXE_CNT_SENT_PAGED);
+	return skb;
+}
+
+/*
  * Build and send the next packet of @w. Returns 0, or a negative error when the WQE's
  * local memory is bad (w->bad_status is then set).
  */
@@ -344,15 +380,16 @@ static int rxe_send_next(struct rxe_qp *qp, struct rxe_swqe *w)
 	bool ackreq;
 	u32 dqpn;
 
-	skb = rxe_pkt_alloc(qp->dev, av, opcode, paylen);
-	if (!skb)
-		return -ENOMEM;
-	if (paylen) {
+	skb = rxe_send_paged(qp, w, av, opcode, paylen);
+	if (!skb) {
 		int err = 0;
 
-		if (w->inl)
+		skb = rxe_pkt_alloc(qp->dev, av, opcode, paylen);
+		if (!skb)
+			return -ENOMEM;
+		if (paylen && w->inl)
 			memcpy(rxe_payload(skb), w->data + w->sent, paylen);
-		else
+		else if (paylen)
 			err = rxe_sgl_copy(qp, w->sge, w->num_sge, &w->cur_sge, &w->sge_off,
 					   rxe_payload(skb), paylen, false);
 		if (err) {
