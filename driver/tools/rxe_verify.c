@@ -881,6 +881,87 @@ static int t_peer_error(void)
 	return 0;
 }
 
+/*
+ * An intruder: a QP of this host in a PD of its own, aimed at qp[1] (connected to qp[0]), sends
+ * an RDMA WRITE with the PSN qp[1] expects and qp[1]'s real rkey. qp[1]'s path does not lead
+ * back to it, so loopback direct placement must not take it (the bats test checks
+ * loopback_placed): it goes as packets, whose fate is the packet path's (RC packets name no
+ * source QP, so the responder may take it, as stock rxe does; its ACK goes to qp[0], so the
+ * intruder never completes with success). Prints the outcome, the same with and without
+ * placement.
+ */
+static int t_intruder(void)
+{
+	struct ibv_pd *ipd = ibv_alloc_pd(ctx);
+	struct ibv_cq *icq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	uint8_t *ibuf = aligned_alloc(4096, 65536);
+	struct ibv_mr *imr = ipd && ibuf ? ibv_reg_mr(ipd, ibuf, 65536, IBV_ACCESS_LOCAL_WRITE) : NULL;
+	struct ibv_qp_init_attr ia = { .send_cq = icq, .recv_cq = icq, .qp_type = IBV_QPT_RC,
+				       .cap = { .max_send_wr = 4, .max_recv_wr = 4,
+						.max_send_sge = 1, .max_recv_sge = 1 } };
+	struct ibv_qp *iq = ipd && icq ? ibv_create_qp(ipd, &ia) : NULL;
+	struct ibv_sge sg = { (uintptr_t)ibuf, 8192, imr ? imr->lkey : 0 };
+	struct ibv_send_wr wr = { .wr_id = 9, .sg_list = &sg, .num_sge = 1,
+				  .opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED },
+			   *bad;
+	struct ibv_qp_attr a = {};
+	union ibv_gid gid;
+	struct ibv_wc wc;
+	int n, spins = 0, landed = 0, k;
+
+	if (!imr || !iq || ibv_query_gid(ctx, 1, gidx, &gid))
+		die("cannot create the intruder's verbs objects");
+	fill(ibuf, 65536, 99);
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	if (ibv_modify_qp(iq, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			  IBV_QP_ACCESS_FLAGS))
+		die("intruder INIT");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = qp[1]->qp_num;
+	a.rq_psn = 500;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 1;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = gid;
+	a.ah_attr.grh.sgid_index = gidx;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = 1;
+	if (ibv_modify_qp(iq, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		die("intruder RTR");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 2;
+	a.rnr_retry = 0;
+	a.sq_psn = 100;		/* the PSN qp[1] expects from qp[0] (connect_qp()) */
+	a.max_rd_atomic = 1;
+	if (ibv_modify_qp(iq, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
+		die("intruder RTS");
+	wr.wr.rdma.remote_addr = (uintptr_t)buf[1] + 4096;
+	wr.wr.rdma.rkey = mr[1]->rkey;
+	if (ibv_post_send(iq, &wr, &bad))
+		die("intruder post_send");
+	while (!(n = ibv_poll_cq(icq, 1, &wc))) {
+		if (++spins > 500 * 1000)
+			die("the intruder's WRITE never completed");
+		usleep(10);
+	}
+	if (n < 0)
+		die("poll_cq");
+	if (wc.status == IBV_WC_SUCCESS)
+		die("the intruder's WRITE completed with success: an ACK reached a QP qp[1] does not point at");
+	for (k = 0; k < 8192; k++)
+		landed += buf[1][4096 + k] == ibuf[k];
+	printf("intruder: %s; bytes of the victim's buffer that now hold the intruder's data: %s\n",
+	       ibv_wc_status_str(wc.status), landed == 8192 ? "all" : landed > 100 ? "some" : "none");
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(void);
@@ -909,6 +990,7 @@ static const struct {
 	{ "rnr-timed", t_rnr_timed, 2 },
 	{ "fallback-mixed", t_fallback_mixed, 7 },
 	{ "peer-error", t_peer_error, 7 },
+	{ "intruder", t_intruder, 7 },
 };
 
 int main(int argc, char **argv)

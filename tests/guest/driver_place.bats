@@ -123,6 +123,31 @@ DATA_MODES=(write-read send-sge-imm inline write-imm atomics)
 	[ "$(counter_delta "$a" "$b" loopback_placed)" -eq 1 ]	# the 1000-byte WRITE before the move
 }
 
+# A QP of another PD aimed at a victim QP (whose path leads elsewhere) with the PSN and rkey the
+# victim's peer would use: never placed (the victim's path must lead back to the sender), so it
+# meets exactly what packets meet (RC packets name no source QP: stock rxe takes such a WRITE
+# too). The outcome with placement on and off must be the same line.
+@test "an intruder QP aimed at a victim QP of this host is never placed: the same outcome as with packets" {
+	local a b on off idx
+	idx=$(gid_index)
+	a=$(rxe0_counters)
+	run -0 timeout 60 "$BATS_FILE_TMPDIR/rxe_verify" rxe0 "$idx" intruder
+	[ "${lines[1]}" = "ok intruder" ]
+	on=${lines[0]}
+	b=$(rxe0_counters)
+	report "$a" "$b"
+	echo "# placement on:  $on" >&3
+	[ "$(counter_delta "$a" "$b" loopback_placed)" -eq 0 ]
+	[ "$(counter_delta "$a" "$b" loopback_fallback)" -ge 1 ]
+	echo 0 > "$PARAM"
+	run -0 timeout 60 "$BATS_FILE_TMPDIR/rxe_verify" rxe0 "$idx" intruder
+	[ "${lines[1]}" = "ok intruder" ]
+	off=${lines[0]}
+	echo "# placement off: $off" >&3
+	[[ "$on" == "intruder: "* ]]
+	[ "$on" = "$off" ]
+}
+
 @test "ibv_rc_pingpong, 300 SENDs each way between two processes: placed, rdma_sends and rdma_recvs +600" {
 	local g a b n=300
 	g=$(gid_index)
