@@ -113,7 +113,7 @@ check: rxectl unit fuzz
 
 # check-install: the install paths in guests (the .deb lifecycle with DKMS, the Ansible role, the
 # Kubernetes node image under podman): ~35 min of guest time, ~27 min wall with the image build;
-# run by CI after check.
+# run by CI after check, beside check-kernels (the two share the guest slots).
 check-install: rxectl
 	tests/run-all --install
 
