@@ -28,6 +28,10 @@ setup_file() {
 	: > "$RXECTL_CONFIG"
 }
 
+teardown() {
+	pair_teardown	# a failure here fails the other guest's barriers at once, not in 10 min
+}
+
 teardown_file() {
 	tc qdisc del dev eth0 root 2>/dev/null || true
 	[ "${VM_ROLE:-}" ] && stop_listener

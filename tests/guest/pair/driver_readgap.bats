@@ -20,6 +20,10 @@ setup_file() {
 	[ -n "${VM_ROLE:-}" ] || skip "not in a pair of test bed guests"
 }
 
+teardown() {
+	pair_teardown	# a failure here fails the other guest's barriers at once, not in 10 min
+}
+
 teardown_file() {
 	tc qdisc del dev eth0 root 2>/dev/null || true
 	rdma link del rxe0 2>/dev/null || true

@@ -45,6 +45,10 @@ setup_file() {
 	dmesg -C
 }
 
+teardown() {
+	pair_teardown	# a failure here fails the other guest's barriers at once, not in 10 min
+}
+
 teardown_file() {
 	tc qdisc del dev eth0 root 2>/dev/null || true
 	nvme disconnect -n "$ULP_NQN" >/dev/null 2>&1 || true

@@ -25,6 +25,10 @@ setup_file() {
 	barrier loaded
 }
 
+teardown() {
+	pair_teardown	# a failure here fails the other guest's barriers at once, not in 10 min
+}
+
 teardown_file() {
 	rdma link del rxe0 2>/dev/null || true
 	rmmod rdma_rxe 2>/dev/null || true

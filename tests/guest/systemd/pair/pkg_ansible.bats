@@ -48,6 +48,10 @@ I
 	no_apt_lists
 }
 
+teardown() {
+	pair_teardown	# a failure here fails the other guest's barriers at once, not in 10 min
+}
+
 teardown_file() {
 	nft delete table inet rxe_gate_test 2>/dev/null || true
 }
