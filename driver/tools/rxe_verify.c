@@ -34,7 +34,9 @@ static int q_timeout = 14, q_retry_cnt = 3, q_min_rnr_timer = 1;
 
 #define die(...) do { fprintf(stderr, "rxe_verify: " __VA_ARGS__); fputc('\n', stderr); exit(1); } while (0)
 
-static void connect_qp(int i, int rnr_retry)
+/* Bring @q to RTS aimed at QP @dqpn of this device, with the PSNs it expects and sends. */
+static void connect_to(struct ibv_qp *q, uint32_t dqpn, uint32_t rq_psn, uint32_t sq_psn,
+		       int rnr_retry)
 {
 	struct ibv_qp_attr a = {};
 	union ibv_gid gid;
@@ -45,14 +47,14 @@ static void connect_qp(int i, int rnr_retry)
 	a.port_num = 1;
 	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
 			    IBV_ACCESS_REMOTE_ATOMIC;
-	if (ibv_modify_qp(qp[i], &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+	if (ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
 			  IBV_QP_ACCESS_FLAGS))
 		die("modify INIT");
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;
 	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = qp[!i]->qp_num;
-	a.rq_psn = 100 + !i;
+	a.dest_qp_num = dqpn;
+	a.rq_psn = rq_psn;
 	a.max_dest_rd_atomic = 4;
 	a.min_rnr_timer = q_min_rnr_timer;
 	a.ah_attr.is_global = 1;
@@ -60,7 +62,7 @@ static void connect_qp(int i, int rnr_retry)
 	a.ah_attr.grh.sgid_index = gidx;
 	a.ah_attr.grh.hop_limit = 64;
 	a.ah_attr.port_num = 1;
-	if (ibv_modify_qp(qp[i], &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+	if (ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
 			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
 			  IBV_QP_MIN_RNR_TIMER))
 		die("modify RTR");
@@ -69,11 +71,16 @@ static void connect_qp(int i, int rnr_retry)
 	a.timeout = q_timeout;
 	a.retry_cnt = q_retry_cnt;
 	a.rnr_retry = rnr_retry;
-	a.sq_psn = 100 + i;
+	a.sq_psn = sq_psn;
 	a.max_rd_atomic = 4;
-	if (ibv_modify_qp(qp[i], &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+	if (ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 			  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
 		die("modify RTS");
+}
+
+static void connect_qp(int i, int rnr_retry)
+{
+	connect_to(qp[i], qp[!i]->qp_num, 100 + !i, 100 + i, rnr_retry);
 }
 
 static void setup(const char *name, int rnr_retry)
@@ -904,44 +911,13 @@ static int t_intruder(void)
 	struct ibv_send_wr wr = { .wr_id = 9, .sg_list = &sg, .num_sge = 1,
 				  .opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED },
 			   *bad;
-	struct ibv_qp_attr a = {};
-	union ibv_gid gid;
 	struct ibv_wc wc;
 	int n, spins = 0, landed = 0, k;
 
-	if (!imr || !iq || ibv_query_gid(ctx, 1, gidx, &gid))
+	if (!imr || !iq)
 		die("cannot create the intruder's verbs objects");
 	fill(ibuf, 65536, 99);
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	if (ibv_modify_qp(iq, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			  IBV_QP_ACCESS_FLAGS))
-		die("intruder INIT");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = qp[1]->qp_num;
-	a.rq_psn = 500;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = gid;
-	a.ah_attr.grh.sgid_index = gidx;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
-	if (ibv_modify_qp(iq, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		die("intruder RTR");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 2;
-	a.rnr_retry = 0;
-	a.sq_psn = 100;		/* the PSN qp[1] expects from qp[0] (connect_qp()) */
-	a.max_rd_atomic = 1;
-	if (ibv_modify_qp(iq, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
-		die("intruder RTS");
+	connect_to(iq, qp[1]->qp_num, 500, 100, 0);	/* 100: the PSN qp[1] expects from qp[0] */
 	wr.wr.rdma.remote_addr = (uintptr_t)buf[1] + 4096;
 	wr.wr.rdma.rkey = mr[1]->rkey;
 	if (ibv_post_send(iq, &wr, &bad))
