@@ -86,6 +86,7 @@ enum rxe_counter {
 	RXE_CNT_LOOPBACK_PLACED,	/* WQEs to a local QP carried out as a copy (no packets) */
 	RXE_CNT_LOOPBACK_FALLBACK,	/* WQEs to a local QP that went as packets instead */
 	RXE_CNT_SENT_PAGED,		/* packets sent with their payload in the MR's pages */
+	RXE_CNT_SOFTIRQ_RUNS,		/* user QP runs in the softirq that received wire packets */
 	RXE_NUM_COUNTERS
 };
 
@@ -94,7 +95,7 @@ struct rxe_dev {
 	struct net_device	*ndev;
 	netdevice_tracker	ndev_tracker;
 	struct xarray		qps;		/* qpn -> rxe_qp */
-	struct xarray		mrs;		/* key index -> rxe_mr; its lock guards MW state too */
+	struct xarray		mrs;		/* key index -> rxe_mr; its lock (_bh) guards MW state too */
 	struct xarray		mws;		/* key index -> rxe_mw (rxe_mw.c) */
 	struct xarray		ahs;		/* ah_num -> rxe_ah */
 	u32			next_qpn;
@@ -415,21 +416,22 @@ enum rxe_run {
 	RXE_RUN_WORKER,		/* the QP's work item on rxe_wq */
 	RXE_RUN_CALLER,		/* a user QP's doorbell, in the poster's system call */
 	RXE_RUN_NESTED,		/* a loopback packet, in the context of the run that sent it */
+	RXE_RUN_SOFTIRQ,	/* a user QP's wire packets, in the receiving softirq */
 };
 
 /* qp->flags */
 enum {
 	RXE_QPF_RUN,		/* work asked for: the holder of qp->lock runs it before it returns */
+	RXE_QPF_LOCKED,		/* qp->lock: held by whoever runs the QP's work (rxe_qp_lock()) */
 };
 
 struct rxe_qp {
 	struct ib_qp		ib;
 	struct rxe_dev		*dev;
-	struct mutex		lock;		/* state; held by whoever runs the QP's work */
 	struct work_struct	work;
-	unsigned long		flags;		/* RXE_QPF_*, atomic bit operations */
-	atomic_t		runners;	/* nested runs that may touch the QP: destroy waits */
-	bool			nested;		/* under lock: this run is nested (RXE_RUN_NESTED) */
+	unsigned long		flags;		/* RXE_QPF_*, atomic bit operations; the lock */
+	atomic_t		runners;	/* nested and softirq runs that may touch the QP: destroy waits */
+	bool			nested;		/* under lock: this run sends loopback packets queued */
 	struct sk_buff_head	rxq;		/* received packets for this QP */
 	struct timer_list	retry_timer;
 	struct timer_list	rnr_timer;
@@ -586,8 +588,8 @@ void rxe_route_destroy(struct rxe_route *r);
 int rxe_av_from_attr(struct rxe_dev *dev, struct rxe_addr *av, const struct rdma_ah_attr *attr);
 /* rxe_rcv(): where a packet comes from */
 enum rxe_src {
-	RXE_SRC_WIRE,		/* softirq, from the UDP socket: checked ICRC, queued to the worker */
-	RXE_SRC_LOCAL,		/* looped back by a nested run: queued */
+	RXE_SRC_WIRE,		/* softirq, from the UDP socket: checked ICRC; a user QP runs here */
+	RXE_SRC_LOCAL,		/* looped back by a nested or softirq run: queued */
 	RXE_SRC_LOCAL_RUN,	/* looped back by a top-level run: its user QP may run nested */
 };
 void rxe_rcv(struct rxe_dev *dev, struct sk_buff *skb, enum rxe_src src);
@@ -691,6 +693,7 @@ void rxe_qp_error(struct rxe_qp *qp);
 void rxe_qp_kick(struct rxe_qp *qp);
 void rxe_qp_again(struct rxe_qp *qp);
 bool rxe_qp_run_now(struct rxe_qp *qp, enum rxe_run how);
+bool rxe_qp_run_softirq(struct rxe_qp *qp);
 void rxe_qp_want(struct rxe_qp *qp);
 bool rxe_qp_trylock_peer(struct rxe_qp *qp);
 void rxe_qp_unlock_peer(struct rxe_qp *qp);

@@ -15,7 +15,7 @@ static int rxe_mr_add(struct rxe_dev *dev, struct rxe_mr *mr)
 	u32 index;
 	int err;
 
-	err = xa_alloc_cyclic(&dev->mrs, &index, NULL, XA_LIMIT(1, RXE_MAX_MR),
+	err = xa_alloc_cyclic_bh(&dev->mrs, &index, NULL, XA_LIMIT(1, RXE_MAX_MR),
 			      &dev->next_mr, GFP_KERNEL);
 	if (err < 0)
 		return err == -EBUSY ? -ENOMEM : err;	/* RXE_MAX_MR in use */
@@ -27,7 +27,7 @@ static int rxe_mr_add(struct rxe_dev *dev, struct rxe_mr *mr)
 	refcount_set(&mr->ref, 1);
 	init_completion(&mr->done);
 	/* Publish only when fully set up. */
-	xa_store(&dev->mrs, index, mr, GFP_KERNEL);
+	xa_store_bh(&dev->mrs, index, mr, GFP_KERNEL);
 	return 0;
 }
 
@@ -114,13 +114,13 @@ int rxe_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	 * As stock 6.1 (IBA 10.6.7.2.6): an MR with memory windows bound to it stays; EINVAL.
 	 * Checked and erased under the one lock binds take: no window binds to it after this.
 	 */
-	xa_lock(&mr->dev->mrs);
+	xa_lock_bh(&mr->dev->mrs);
 	if (mr->n_mw) {
-		xa_unlock(&mr->dev->mrs);
+		xa_unlock_bh(&mr->dev->mrs);
 		return -EINVAL;
 	}
 	__xa_erase(&mr->dev->mrs, mr->index);
-	xa_unlock(&mr->dev->mrs);
+	xa_unlock_bh(&mr->dev->mrs);
 	/* Wait for the packet paths to stop using it. */
 	rxe_mr_put(mr);
 	wait_for_completion(&mr->done);
@@ -212,9 +212,9 @@ bool rxe_mr_change_get(struct rxe_mr *mr)
 
 void rxe_mr_change_put(struct rxe_dev *dev, struct rxe_mr *mr)
 {
-	xa_lock(&dev->mrs);
+	xa_lock_bh(&dev->mrs);
 	mr->changing--;
-	xa_unlock(&dev->mrs);
+	xa_unlock_bh(&dev->mrs);
 	rxe_mr_put(mr);
 }
 
@@ -249,12 +249,12 @@ int rxe_mr_fast_reg(struct rxe_dev *dev, struct ib_pd *pd, uintptr_t ibmr, u32 k
 	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
 	    !(access & IB_ACCESS_LOCAL_WRITE))
 		return -EINVAL;
-	xa_lock(&dev->mrs);
+	xa_lock_bh(&dev->mrs);
 	mr = xa_load(&dev->mrs, key >> 8);
 	if (!mr || (uintptr_t)&mr->ib != ibmr || !mr->frmr || mr->ib.pd != pd ||
 	    mr->state != RXE_MR_FREE || !rxe_mr_change_get(mr))
 		mr = NULL;
-	xa_unlock(&dev->mrs);
+	xa_unlock_bh(&dev->mrs);
 	if (!mr)
 		return -EINVAL;
 	rxe_mr_drain(mr);
@@ -264,7 +264,7 @@ int rxe_mr_fast_reg(struct rxe_dev *dev, struct ib_pd *pd, uintptr_t ibmr, u32 k
 	 */
 	memcpy(mr->fpages, mr->fmap, array_size(mr->nmap, sizeof(u64)));
 
-	xa_lock(&dev->mrs);
+	xa_lock_bh(&dev->mrs);
 	span = (u64)mr->nmap << mr->map_shift;
 	if (mr->state == RXE_MR_FREE && mr->ib.iova + mr->ib.length >= mr->ib.iova &&
 	    mr->map_off <= span && mr->ib.length <= span - mr->map_off) {
@@ -278,7 +278,7 @@ int rxe_mr_fast_reg(struct rxe_dev *dev, struct ib_pd *pd, uintptr_t ibmr, u32 k
 		smp_store_release(&mr->state, RXE_MR_VALID);	/* rxe_mr_get() */
 		err = 0;
 	}
-	xa_unlock(&dev->mrs);
+	xa_unlock_bh(&dev->mrs);
 	rxe_mr_change_put(dev, mr);
 	return err;
 }
@@ -294,14 +294,14 @@ int rxe_mr_invalidate(struct rxe_dev *dev, struct ib_pd *pd, u32 key, bool remot
 {
 	struct rxe_mr *mr;
 
-	xa_lock(&dev->mrs);
+	xa_lock_bh(&dev->mrs);
 	mr = xa_load(&dev->mrs, key >> 8);
 	if (!mr || !mr->frmr || mr->key != key || mr->ib.pd != pd ||
 	    (remote && mr->state != RXE_MR_VALID) || !rxe_mr_change_get(mr))
 		mr = NULL;
 	else
 		WRITE_ONCE(mr->state, RXE_MR_FREE);
-	xa_unlock(&dev->mrs);
+	xa_unlock_bh(&dev->mrs);
 	if (!mr)
 		return -EINVAL;
 	rxe_mr_drain(mr);

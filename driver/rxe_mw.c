@@ -61,11 +61,11 @@ int rxe_dealloc_mw(struct ib_mw *ibmw)
 	struct rxe_dev *dev = to_rdev(ibmw->device);
 	struct rxe_mw *mw = to_rmw(ibmw);
 
-	xa_lock(&dev->mrs);
+	xa_lock_bh(&dev->mrs);
 	xa_erase(&dev->mws, mw->index);
 	rxe_mw_unbind(mw);
 	mw->state = RXE_MW_FREE;
-	xa_unlock(&dev->mrs);
+	xa_unlock_bh(&dev->mrs);
 	atomic_dec(&dev->n_mw);
 	return 0;
 }
@@ -117,7 +117,7 @@ enum ib_wc_status rxe_mw_bind(struct rxe_qp *qp, const struct rxe_swqe *w)
 	 */
 	if (w->reg_access & ~(remote | IB_ACCESS_LOCAL_WRITE))
 		return IB_WC_MW_BIND_ERR;
-	xa_lock(&dev->mrs);
+	xa_lock_bh(&dev->mrs);
 	mw = rxe_mw_find(dev, w->mw_key);
 	if (!mw)
 		why = "no window with this rkey";
@@ -134,7 +134,7 @@ enum ib_wc_status rxe_mw_bind(struct rxe_qp *qp, const struct rxe_swqe *w)
 			why = "MR missing, not bindable, or range outside it";
 	}
 	if (why) {
-		xa_unlock(&dev->mrs);
+		xa_unlock_bh(&dev->mrs);
 		rxe_dbg_qp(qp, "bind of window 0x%x refused: %s\n", w->mw_key, why);
 		return IB_WC_MW_BIND_ERR;
 	}
@@ -152,7 +152,7 @@ enum ib_wc_status rxe_mw_bind(struct rxe_qp *qp, const struct rxe_swqe *w)
 		qp->n_mw++;
 	}
 	mw->state = RXE_MW_VALID;
-	xa_unlock(&dev->mrs);
+	xa_unlock_bh(&dev->mrs);
 	return IB_WC_SUCCESS;
 }
 
@@ -168,18 +168,18 @@ int rxe_mw_invalidate(struct rxe_qp *qp, u32 key, bool remote)
 	struct rxe_mr *mr = NULL;
 	struct rxe_mw *mw;
 
-	xa_lock(&dev->mrs);
+	xa_lock_bh(&dev->mrs);
 	mw = rxe_mw_find(dev, key);
 	if (!mw || mw->ib.type != IB_MW_TYPE_2 || mw->ib.pd != qp->ib.pd ||
 	    (remote && (mw->state != RXE_MW_VALID || mw->qp != qp))) {
-		xa_unlock(&dev->mrs);
+		xa_unlock_bh(&dev->mrs);
 		return -EINVAL;
 	}
 	if (mw->mr && rxe_mr_change_get(mw->mr))
 		mr = mw->mr;
 	rxe_mw_unbind(mw);
 	mw->state = RXE_MW_FREE;
-	xa_unlock(&dev->mrs);
+	xa_unlock_bh(&dev->mrs);
 	if (mr) {
 		rxe_mr_drain(mr);
 		rxe_mr_change_put(dev, mr);
@@ -194,7 +194,7 @@ void rxe_mw_qp_gone(struct rxe_qp *qp)
 	struct rxe_mw *mw;
 	unsigned long i;
 
-	xa_lock(&dev->mrs);
+	xa_lock_bh(&dev->mrs);
 	if (qp->n_mw) {
 		xa_for_each(&dev->mws, i, mw) {
 			if (mw->qp != qp)
@@ -203,7 +203,7 @@ void rxe_mw_qp_gone(struct rxe_qp *qp)
 			mw->state = RXE_MW_FREE;
 		}
 	}
-	xa_unlock(&dev->mrs);
+	xa_unlock_bh(&dev->mrs);
 }
 
 /*
@@ -220,7 +220,7 @@ struct rxe_mr *rxe_rkey_get(struct rxe_qp *qp, u32 rkey, int access, u64 va, u64
 
 	if (!rxe_key_is_mw(rkey))
 		return rxe_mr_get(dev, qp->ib.pd, rkey, true, access, va, len);
-	xa_lock(&dev->mrs);
+	xa_lock_bh(&dev->mrs);
 	mw = rxe_mw_find(dev, rkey);
 	if (mw && mw->state == RXE_MW_VALID && mw->mr && mw->ib.pd == qp->ib.pd &&
 	    (mw->ib.type == IB_MW_TYPE_1 || mw->qp == qp) &&
@@ -231,6 +231,6 @@ struct rxe_mr *rxe_rkey_get(struct rxe_qp *qp, u32 rkey, int access, u64 va, u64
 		    va + len > mr->iova + mr->length || !refcount_inc_not_zero(&mr->ref))
 			mr = NULL;
 	}
-	xa_unlock(&dev->mrs);
+	xa_unlock_bh(&dev->mrs);
 	return mr;
 }

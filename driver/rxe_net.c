@@ -73,7 +73,8 @@ struct sk_buff *rxe_pkt_alloc(struct rxe_dev *dev, const struct rxe_addr *av, u8
 			    sizeof(struct udphdr);
 	struct sk_buff *skb;
 
-	skb = alloc_skb(head + len, GFP_KERNEL);
+	/* a softirq run (RXE_RUN_SOFTIRQ) sends ACKs and READ responses too */
+	skb = alloc_skb(head + len, in_task() ? GFP_KERNEL : GFP_ATOMIC);
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, head);
@@ -98,7 +99,7 @@ struct sk_buff *rxe_pkt_alloc_paged(struct rxe_dev *dev, const struct rxe_addr *
 			    sizeof(struct udphdr);
 	struct sk_buff *skb;
 
-	skb = alloc_skb(head + info->hdr_len, GFP_KERNEL);
+	skb = alloc_skb(head + info->hdr_len, in_task() ? GFP_KERNEL : GFP_ATOMIC);
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, head);
@@ -466,9 +467,10 @@ bool rxe_qp_dest_local(struct rxe_qp *qp)
 }
 
 /*
- * Send a packet of @qp (called by a run of it, qp->lock held, process context) to @av. A packet
- * for a local address is delivered at once; when this run is not itself nested, the target
- * (a user QP) may run in this context, one level deep (rxe_rcv()).
+ * Send a packet of @qp (called by a run of it, qp->lock held) to @av. A packet for a local
+ * address is delivered at once; when this run is a top-level one in process context (not
+ * nested, not in a softirq: qp->nested), the target (a user QP) may run in this context, one
+ * level deep (rxe_rcv()).
  */
 int rxe_pkt_send(struct rxe_qp *qp, const struct rxe_addr *av, struct sk_buff *skb)
 {
@@ -557,7 +559,9 @@ bool rxe_pkt_from_peer(const struct rxe_addr *av, struct sk_buff *skb)
  * to its QP or dropped. A local packet (@src not RXE_SRC_WIRE) was built by this host's own
  * rxe_pkt_send() and never left it: it carries no ICRC to check. Consumes the skb.
  *
- * Who runs the QP then: from the wire (softirq) and for a kernel QP, the worker. A packet
+ * Who runs the QP then: from the wire (softirq), a user QP's run here if its lock is free
+ * (rxe_qp_run_softirq(): nothing in it sleeps), else its holder; for a kernel QP, the
+ * worker (a kernel consumer's handlers are not called from here). A packet
  * looped back by a top-level run (RXE_SRC_LOCAL_RUN: process context, the sender's qp->lock
  * held, no spinlock) runs its user QP here, nested, if its lock is free, or hands it to the
  * lock's holder (rxe_qp_run_now()). Only user QPs run nested: their completion and event
@@ -569,7 +573,7 @@ bool rxe_pkt_from_peer(const struct rxe_addr *av, struct sk_buff *skb)
  */
 void rxe_rcv(struct rxe_dev *dev, struct sk_buff *skb, enum rxe_src src)
 {
-	bool local = src != RXE_SRC_WIRE, run = false, ran = false;
+	bool local = src != RXE_SRC_WIRE, run = false, soft = false, ran = false;
 	const struct iphdr *iph = ip_hdr(skb);
 	int nhlen = skb->data - skb_network_header(skb);
 	struct rxe_pkt *pkt = rxe_pkt(skb);
@@ -640,9 +644,10 @@ void rxe_rcv(struct rxe_dev *dev, struct sk_buff *skb, enum rxe_src src)
 	if (qp) {
 		if (rxe_qp_takes(qp, info->mask)) {
 			queued = rxe_qp_queue_rx(qp, skb);
-			if (queued && src == RXE_SRC_LOCAL_RUN && qp->user) {
+			if (queued && src != RXE_SRC_LOCAL && qp->user) {
 				atomic_inc(&qp->runners);	/* before the RCU grace period */
-				run = true;
+				run = src == RXE_SRC_LOCAL_RUN;
+				soft = !run;
 			} else if (queued) {
 				rxe_qp_want(qp);
 			}
@@ -654,6 +659,9 @@ void rxe_rcv(struct rxe_dev *dev, struct sk_buff *skb, enum rxe_src src)
 		rxe_qp_runner_put(qp);
 		if (ran)
 			rxe_counter_inc(dev, RXE_CNT_LOOPBACK_INLINE);
+	} else if (soft) {
+		ran = rxe_qp_run_softirq(qp);
+		rxe_qp_runner_put(qp);
 	}
 	if (queued) {
 		rxe_counter_inc(dev, RXE_CNT_RCVD_PKTS);

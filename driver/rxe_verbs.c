@@ -629,30 +629,63 @@ static void rxe_rnr_timer_fn(struct timer_list *t)
 
 /*
  * Execution model. A QP's work -- received packets (responder, completer), the retransmit
- * timeout, the flush and the requester -- runs under qp->lock, a mutex (a run allocates
- * packets, copies user memory and may sleep), in one of three places (enum rxe_run):
+ * timeout, the flush and the requester -- runs under qp->lock (the RXE_QPF_LOCKED bit of
+ * qp->flags: process context may wait for it and may sleep holding it, softirq only tries
+ * it), in one of four places (enum rxe_run):
  *  - RXE_RUN_CALLER: a user QP's doorbell (post_send through uverbs, process context) runs
  *    it in the poster's system call;
  *  - RXE_RUN_NESTED: a packet looped back by a run of another QP (process context, that
  *    QP's lock held) runs its target user QP in the sender's context, one level deep: what a
  *    nested run sends is queued, never run nested again (rxe_rcv() has the conditions);
- *  - RXE_RUN_WORKER: the QP's work item on rxe_wq runs it for wire receive (softirq), the
+ *  - RXE_RUN_SOFTIRQ: a user QP's packets from the wire run it in the receiving softirq, as
+ *    stock's tasklets do, when its lock is free (rxe_qp_run_softirq()). Such a run sleeps
+ *    nowhere and waits for nothing: it takes received packets only, allocates with
+ *    GFP_ATOMIC, sends its loopback packets queued, and leaves to the worker a SEND with
+ *    Invalidate (the invalidation waits for the MR's copies), the rest of a READ response
+ *    burst, the retransmit timeout, the flush and the requester;
+ *  - RXE_RUN_WORKER: the QP's work item on rxe_wq runs it for kernel QPs' wire receive, the
  *    timers, kernel QPs' post_send (a kernel consumer may post from atomic context, so it is
- *    never run there) and whatever a run in a caller's context leaves over.
+ *    never run there) and whatever a run elsewhere leaves over.
  * Asking for a run sets RXE_QPF_RUN and then tries the lock; every holder of qp->lock, after
  * dropping it, tests the bit and runs again (or hands the rest to the worker). Both sides put
  * a full barrier between their store and their load, so either the asker's trylock succeeds
  * or the holder sees the bit: a doorbell or a packet is never left behind.
  *
- * Lock order: the running QP's qp->lock, then only mutex_trylock() of a nested target's; no
- * path blocks on a second qp->lock, so two QPs sending to each other cannot deadlock (the
- * ACK back to a QP whose run is up the stack goes to its rxq and to that run). rxq.lock,
- * cq->lock, srq->lock, sq_lock/rq_lock, and the mrs/ahs xarray locks are leaves,
- * taken under either and never held across a qp->lock acquisition or a packet send.
+ * Lock order: the running QP's qp->lock, then only a trylock of a nested target's; no path
+ * blocks on a second qp->lock, so two QPs sending to each other cannot deadlock (the ACK
+ * back to a QP whose run is up the stack goes to its rxq and to that run). rxq.lock,
+ * cq->lock, srq->lock, sq_lock/rq_lock, and the mrs/ahs xarray locks are leaves, taken
+ * under either and never held across a qp->lock acquisition or a packet send; each is
+ * taken with bottom halves (or interrupts) off, as a softirq run may take it.
  */
 #define RXE_CALLER_ROUNDS	4	/* runs in a poster's system call before the worker */
 #define RXE_NESTED_ROUNDS	1	/* further runs of a nested QP before its worker */
 #define RXE_WORKER_ROUNDS	4	/* runs per work item before it is queued again */
+#define RXE_SOFTIRQ_BUDGET	16	/* received packets a softirq run takes */
+
+/* Run user QPs' wire receive in the softirq (RXE_RUN_SOFTIRQ); off: their worker does. */
+static bool rxe_rx_softirq = true;
+module_param_named(rx_softirq, rxe_rx_softirq, bool, 0644);
+MODULE_PARM_DESC(rx_softirq, "Handle a user QP's packets from the wire in the receiving softirq when its QP is idle (default on; off: in its work item)");
+
+/* qp->lock: a bit lock, so that a softirq can try it and a verb can sleep waiting for it. */
+static bool rxe_qp_trylock(struct rxe_qp *qp)
+{
+	return !test_and_set_bit_lock(RXE_QPF_LOCKED, &qp->flags);
+}
+
+static void rxe_qp_lock(struct rxe_qp *qp)
+{
+	might_sleep();
+	wait_on_bit_lock(&qp->flags, RXE_QPF_LOCKED, TASK_UNINTERRUPTIBLE);
+}
+
+static void rxe_qp_unlock(struct rxe_qp *qp)
+{
+	clear_bit_unlock(RXE_QPF_LOCKED, &qp->flags);
+	smp_mb__after_atomic();	/* the clear before the waiters are looked at */
+	wake_up_bit(&qp->flags, RXE_QPF_LOCKED);
+}
 
 /* Queue the QP's work item (any context, qp->lock not needed). */
 void rxe_qp_kick(struct rxe_qp *qp)
@@ -720,25 +753,39 @@ static void rxe_qp_deliver(struct rxe_qp *qp)
 	}
 }
 
+/* True when the requester has a WQE to send or resend (one posted and not yet all sent). */
+static bool rxe_req_pending(struct rxe_qp *qp)
+{
+	return qp->req_idx != (smp_load_acquire(&qp->sq.buf->producer_index) & qp->sq.mask);
+}
+
 /*
  * One run of the QP's work, qp->lock held: received packets first, then the flush or the
- * requester. Each part has a budget; what is left sets RXE_QPF_RUN again.
+ * requester. Each part has a budget; what is left sets RXE_QPF_RUN again. A softirq run
+ * (RXE_RUN_SOFTIRQ) takes received packets only, and leaves to the worker what may wait or
+ * take long (the execution model above).
  */
 static void rxe_qp_run(struct rxe_qp *qp, enum rxe_run how)
 {
+	bool softirq = how == RXE_RUN_SOFTIRQ;
+	int budget = softirq ? RXE_SOFTIRQ_BUDGET : 256;
 	struct sk_buff *skb;
-	int budget = 256;
 
 	clear_bit(RXE_QPF_RUN, &qp->flags);
 	smp_mb__after_atomic();	/* cleared before the rxq, the ring and retry_fire are read */
-	qp->nested = how == RXE_RUN_NESTED;
+	qp->nested = how == RXE_RUN_NESTED || softirq;
 	rxe_counter_inc(qp->dev, how == RXE_RUN_WORKER ? RXE_CNT_WORKER_RUNS :
-			RXE_CNT_INLINE_RUNS);
-	if (qp->rd_active)
+			softirq ? RXE_CNT_SOFTIRQ_RUNS : RXE_CNT_INLINE_RUNS);
+	if (qp->rd_active && !softirq)
 		rxe_read_continue(qp);
 	while (!qp->rd_active && budget-- > 0 && (skb = skb_dequeue(&qp->rxq))) {
 		u32 mask = rxe_opinfo[rxe_pkt(skb)->opcode].mask;
 
+		if (softirq && (mask & RXE_IETH)) {
+			/* the invalidation waits for the MR's copies: the worker's */
+			skb_queue_head(&qp->rxq, skb);
+			break;
+		}
 		if (qp->state < IB_QPS_RTR || qp->state == IB_QPS_ERR ||
 		    (rxe_qp_is_conn(qp) && !rxe_pkt_from_peer(&qp->av, skb)))
 			kfree_skb(skb);
@@ -747,17 +794,23 @@ static void rxe_qp_run(struct rxe_qp *qp, enum rxe_run how)
 		else
 			rxe_completer(qp, skb);
 	}
-	/* Acknowledgements still queued here are not a timeout: take them first. */
-	if (READ_ONCE(qp->retry_fire) && skb_queue_empty(&qp->rxq) && !qp->rd_active) {
-		WRITE_ONCE(qp->retry_fire, false);
-		if (qp->state == IB_QPS_RTS)
-			rxe_comp_timeout(qp);
+	if (softirq) {
+		if (qp->state == IB_QPS_ERR ||
+		    ((qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD) && rxe_req_pending(qp)))
+			rxe_qp_again(qp);
+	} else {
+		/* Acknowledgements still queued here are not a timeout: take them first. */
+		if (READ_ONCE(qp->retry_fire) && skb_queue_empty(&qp->rxq) && !qp->rd_active) {
+			WRITE_ONCE(qp->retry_fire, false);
+			if (qp->state == IB_QPS_RTS)
+				rxe_comp_timeout(qp);
+		}
+		if (qp->state == IB_QPS_ERR) {
+			if (rxe_flush(qp))
+				rxe_qp_again(qp);	/* more to flush */
+		} else if (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD)
+			rxe_requester(qp);
 	}
-	if (qp->state == IB_QPS_ERR) {
-		if (rxe_flush(qp))
-			rxe_qp_again(qp);	/* more to flush */
-	} else if (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD)
-		rxe_requester(qp);
 	if (!skb_queue_empty(&qp->rxq) || qp->rd_active || READ_ONCE(qp->retry_fire))
 		rxe_qp_again(qp);
 	qp->nested = false;
@@ -771,7 +824,7 @@ static void rxe_qp_run(struct rxe_qp *qp, enum rxe_run how)
 static void rxe_qp_unlock_run(struct rxe_qp *qp, enum rxe_run how, int rounds)
 {
 	for (;;) {
-		mutex_unlock(&qp->lock);
+		rxe_qp_unlock(qp);
 		rxe_qp_deliver(qp);
 		smp_mb();	/* the unlock before the test: pairs with rxe_qp_run_now() */
 		if (!test_bit(RXE_QPF_RUN, &qp->flags) || READ_ONCE(qp->dying))
@@ -780,10 +833,10 @@ static void rxe_qp_unlock_run(struct rxe_qp *qp, enum rxe_run how, int rounds)
 			rxe_qp_kick(qp);
 			return;
 		}
-		if (!mutex_trylock(&qp->lock))
+		if (!rxe_qp_trylock(qp))
 			return;		/* the new holder runs it */
 		if (qp->dying) {
-			mutex_unlock(&qp->lock);
+			rxe_qp_unlock(qp);
 			return;
 		}
 		rxe_qp_run(qp, how);
@@ -796,7 +849,7 @@ static void rxe_qp_unlock_run(struct rxe_qp *qp, enum rxe_run how, int rounds)
  */
 static void rxe_qp_unlock_verb(struct rxe_qp *qp)
 {
-	mutex_unlock(&qp->lock);
+	rxe_qp_unlock(qp);
 	smp_mb();	/* as in rxe_qp_unlock_run() */
 	if (test_bit(RXE_QPF_RUN, &qp->flags))
 		rxe_qp_kick(qp);
@@ -811,12 +864,12 @@ bool rxe_qp_run_now(struct rxe_qp *qp, enum rxe_run how)
 {
 	set_bit(RXE_QPF_RUN, &qp->flags);
 	smp_mb__after_atomic();	/* the bit before the trylock: pairs with rxe_qp_unlock_run() */
-	if (!mutex_trylock(&qp->lock)) {
+	if (!rxe_qp_trylock(qp)) {
 		rxe_counter_inc(qp->dev, RXE_CNT_RUN_HANDOFFS);
 		return false;
 	}
 	if (qp->dying) {
-		mutex_unlock(&qp->lock);
+		rxe_qp_unlock(qp);
 		return false;
 	}
 	rxe_qp_run(qp, how);
@@ -825,16 +878,42 @@ bool rxe_qp_run_now(struct rxe_qp *qp, enum rxe_run how)
 }
 
 /*
+ * A user QP's packet from the wire was queued (softirq, the QP held alive by qp->runners): run
+ * it here if its lock is free (RXE_RUN_SOFTIRQ), else its holder does. What the run leaves
+ * goes to the worker at once. Returns true when it ran here.
+ */
+bool rxe_qp_run_softirq(struct rxe_qp *qp)
+{
+	if (!rxe_rx_softirq) {
+		rxe_qp_want(qp);
+		return false;
+	}
+	set_bit(RXE_QPF_RUN, &qp->flags);
+	smp_mb__after_atomic();	/* the bit before the trylock: pairs with rxe_qp_unlock_run() */
+	if (!rxe_qp_trylock(qp)) {
+		rxe_counter_inc(qp->dev, RXE_CNT_RUN_HANDOFFS);
+		return false;
+	}
+	if (qp->dying) {
+		rxe_qp_unlock(qp);
+		return false;
+	}
+	rxe_qp_run(qp, RXE_RUN_SOFTIRQ);
+	rxe_qp_unlock_run(qp, RXE_RUN_SOFTIRQ, 0);
+	return true;
+}
+
+/*
  * Ask for a run of the QP's work from any context (softirq included) without running it
  * here: when qp->lock is held (or about to be, by a waiter), its holder runs it; otherwise
- * the worker does. mutex_is_locked() is the load of the same store-buffering pair as the
+ * the worker does. The test of RXE_QPF_LOCKED is the load of the same store-buffering pair as the
  * trylock in rxe_qp_run_now(): a holder that unlocks after it tests the bit.
  */
 void rxe_qp_want(struct rxe_qp *qp)
 {
 	set_bit(RXE_QPF_RUN, &qp->flags);
 	smp_mb__after_atomic();	/* pairs with rxe_qp_unlock_run()/rxe_qp_unlock_verb() */
-	if (mutex_is_locked(&qp->lock))
+	if (test_bit(RXE_QPF_LOCKED, &qp->flags))
 		rxe_counter_inc(qp->dev, RXE_CNT_RUN_HANDOFFS);
 	else
 		rxe_qp_kick(qp);
@@ -847,10 +926,10 @@ void rxe_qp_want(struct rxe_qp *qp)
  */
 bool rxe_qp_trylock_peer(struct rxe_qp *qp)
 {
-	if (!mutex_trylock(&qp->lock))
+	if (!rxe_qp_trylock(qp))
 		return false;
 	if (qp->dying) {
-		mutex_unlock(&qp->lock);
+		rxe_qp_unlock(qp);
 		return false;
 	}
 	return true;
@@ -870,9 +949,9 @@ void rxe_qp_work(struct work_struct *work)
 {
 	struct rxe_qp *qp = container_of(work, struct rxe_qp, work);
 
-	mutex_lock(&qp->lock);
+	rxe_qp_lock(qp);
 	if (qp->dying) {
-		mutex_unlock(&qp->lock);
+		rxe_qp_unlock(qp);
 		rxe_qp_deliver(qp);
 		return;
 	}
@@ -920,7 +999,6 @@ int rxe_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init, struct ib_ud
 	qp->rcq = init->recv_cq ? to_rcq(init->recv_cq) : NULL;
 	qp->srq = init->srq ? to_rsrq(init->srq) : NULL;
 	qp->state = IB_QPS_RESET;
-	mutex_init(&qp->lock);
 	INIT_WORK(&qp->work, rxe_qp_work);
 	qp->flags = 0;
 	atomic_set(&qp->runners, 0);
@@ -1042,7 +1120,7 @@ int rxe_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask, struct 
 
 	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
 		return -EOPNOTSUPP;
-	mutex_lock(&qp->lock);
+	rxe_qp_lock(qp);
 	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
 	new = (mask & IB_QP_STATE) ? attr->qp_state : cur;
 	if (!ib_modify_qp_is_ok(cur, new, ibqp->qp_type, mask)) {
@@ -1155,7 +1233,7 @@ int rxe_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 {
 	struct rxe_qp *qp = to_rqp(ibqp);
 
-	mutex_lock(&qp->lock);
+	rxe_qp_lock(qp);
 	*attr = qp->attr;
 	/* The stored sgid_attr reference stays ours; the caller gets no pointer to it. */
 	attr->ah_attr.grh.sgid_attr = NULL;
@@ -1198,9 +1276,9 @@ int rxe_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	rxe_timer_stop_sync(&qp->retry_timer);
 	rxe_timer_stop_sync(&qp->rnr_timer);
 	skb_queue_purge(&qp->rxq);
-	mutex_lock(&qp->lock);
+	rxe_qp_lock(qp);
 	rxe_resp_reset(qp);
-	mutex_unlock(&qp->lock);
+	rxe_qp_unlock(qp);
 	/* No run of the QP is left to bind a window to it: free the ones bound. */
 	rxe_mw_qp_gone(qp);
 	kfree(qp->res);

@@ -45,32 +45,41 @@ teardown_file() {
 	[ "$output" = "$want" ]
 }
 
-# The bundled side sends a user RC QP's payload from the MR's pages (tx_paged): stock rxe checks
-# its ICRC and the data are checked (-c), with page fragments (sent_paged) and with copies.
+# The bundled side sends a user RC QP's payload from the MR's pages (tx_paged) and handles the
+# packets from the wire in the receiving softirq (rx_softirq): stock rxe checks its ICRC and the
+# data are checked (-c), with page fragments (sent_paged) and with copies, in the softirq
+# (softirq_runs) and in the QP's work item (worker_runs).
 @test "ibv_rc_pingpong with 64 KiB checked messages: bundled client, stock server" {
 	local c0 c1
 	[ "$VM_ROLE" = b ] || c0=$(rxe0_counters)
 	between rc1 b ibv_rc_pingpong -d rxe0 -g "$(gid_index)" -n 20 -s 65536 -c
 	[ "$VM_ROLE" = a ] || return 0
 	c1=$(rxe0_counters)
-	echo "# a: sent_paged +$(counter_delta "$c0" "$c1" sent_paged) sent_pkts +$(counter_delta "$c0" "$c1" sent_pkts)" >&3
+	echo "# a: sent_paged +$(counter_delta "$c0" "$c1" sent_paged) sent_pkts +$(counter_delta "$c0" "$c1" sent_pkts) rcvd_pkts +$(counter_delta "$c0" "$c1" rcvd_pkts) softirq_runs +$(counter_delta "$c0" "$c1" softirq_runs) worker_runs +$(counter_delta "$c0" "$c1" worker_runs)" >&3
 	# 20 messages of 64 packets (ibv_rc_pingpong's path MTU is 1024) sent by each side
 	[ "$(counter_delta "$c0" "$c1" sent_paged)" -ge 1280 ]
+	# and as many received from b, each taken by a softirq run or by one that ran (holder)
+	[ "$(counter_delta "$c0" "$c1" rcvd_pkts)" -ge 1280 ]
+	[ "$(counter_delta "$c0" "$c1" softirq_runs)" -gt 0 ]
 }
 
-@test "with tx_paged=0 the bundled driver copies the payloads instead (ibv_rc_pingpong, 64 KiB checked)" {
+@test "with tx_paged=0 and rx_softirq=0 the bundled driver copies the payloads and takes the wire in its worker (ibv_rc_pingpong, 64 KiB checked)" {
 	local c0 c1
 	if [ "$VM_ROLE" = a ]; then
 		echo 0 > /sys/module/rdma_rxe/parameters/tx_paged
+		echo 0 > /sys/module/rdma_rxe/parameters/rx_softirq
 		c0=$(rxe0_counters)
 	fi
 	between rcc b ibv_rc_pingpong -d rxe0 -g "$(gid_index)" -n 20 -s 65536 -c
 	[ "$VM_ROLE" = a ] || return 0
 	c1=$(rxe0_counters)
 	echo 1 > /sys/module/rdma_rxe/parameters/tx_paged
-	echo "# a: sent_paged +$(counter_delta "$c0" "$c1" sent_paged) sent_pkts +$(counter_delta "$c0" "$c1" sent_pkts)" >&3
+	echo 1 > /sys/module/rdma_rxe/parameters/rx_softirq
+	echo "# a: sent_paged +$(counter_delta "$c0" "$c1" sent_paged) sent_pkts +$(counter_delta "$c0" "$c1" sent_pkts) softirq_runs +$(counter_delta "$c0" "$c1" softirq_runs) worker_runs +$(counter_delta "$c0" "$c1" worker_runs)" >&3
 	[ "$(counter_delta "$c0" "$c1" sent_paged)" = 0 ]
 	[ "$(counter_delta "$c0" "$c1" sent_pkts)" -ge 1280 ]
+	[ "$(counter_delta "$c0" "$c1" softirq_runs)" = 0 ]
+	[ "$(counter_delta "$c0" "$c1" worker_runs)" -gt 0 ]
 }
 
 @test "ibv_rc_pingpong with 64 KiB checked messages: stock client, bundled server" {
