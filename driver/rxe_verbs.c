@@ -638,9 +638,10 @@ static void rxe_rnr_timer_fn(struct timer_list *t)
  *    QP's lock held) runs its target user QP in the sender's context, one level deep: what a
  *    nested run sends is queued, never run nested again (rxe_rcv() has the conditions);
  *  - RXE_RUN_SOFTIRQ: a user QP's packets from the wire run it in the receiving softirq, as
- *    stock's tasklets do, when its lock is free (rxe_qp_run_softirq()). Such a run sleeps
- *    nowhere and waits for nothing: it takes received packets only, allocates with
- *    GFP_ATOMIC, sends its loopback packets queued, and leaves to the worker a SEND with
+ *    stock's tasklets do, when its lock is free and it has no WQE left to send (a stream's
+ *    sender goes to the worker, which sends in the same run: rxe_qp_run_softirq()). Such a
+ *    run sleeps nowhere and waits for nothing: it takes received packets only, allocates
+ *    with GFP_ATOMIC, sends its loopback packets queued, and leaves to the worker a SEND with
  *    Invalidate (the invalidation waits for the MR's copies), the rest of a READ response
  *    burst, the retransmit timeout, the flush and the requester;
  *  - RXE_RUN_WORKER: the QP's work item on rxe_wq runs it for kernel QPs' wire receive, the
@@ -879,7 +880,8 @@ bool rxe_qp_run_now(struct rxe_qp *qp, enum rxe_run how)
 
 /*
  * A user QP's packet from the wire was queued (softirq, the QP held alive by qp->runners): run
- * it here if its lock is free (RXE_RUN_SOFTIRQ), else its holder does. What the run leaves
+ * it here if its lock is free (RXE_RUN_SOFTIRQ), else its holder does; a QP with WQEs still to
+ * send goes to the worker, which takes its packets and sends in one run. What the run leaves
  * goes to the worker at once. Returns true when it ran here.
  */
 bool rxe_qp_run_softirq(struct rxe_qp *qp)
@@ -896,6 +898,15 @@ bool rxe_qp_run_softirq(struct rxe_qp *qp)
 	}
 	if (qp->dying) {
 		rxe_qp_unlock(qp);
+		return false;
+	}
+	if (rxe_req_pending(qp)) {
+		/*
+		 * A sender with WQEs still to send (a stream): the ACK would free room that
+		 * only the requester, in the worker, fills; one worker run takes both, and a
+		 * batch of ACKs with them. RXE_QPF_RUN is set: the unlock hands it over.
+		 */
+		rxe_qp_unlock_run(qp, RXE_RUN_SOFTIRQ, 0);
 		return false;
 	}
 	rxe_qp_run(qp, RXE_RUN_SOFTIRQ);
