@@ -857,11 +857,10 @@ static void rxe_qp_unlock_verb(struct rxe_qp *qp)
 }
 
 /*
- * Run the QP's work now in the caller's context (process context, no spinlock held, not in
- * a run of this QP): RXE_RUN_CALLER for a user QP's doorbell, RXE_RUN_NESTED for a looped-back
- * packet. When qp->lock is busy its holder runs it instead. Returns true when it ran here.
+ * Ask for a run and take qp->lock for it if it is free: true when the caller holds it now;
+ * false when its holder runs it instead, or the QP is being destroyed.
  */
-bool rxe_qp_run_now(struct rxe_qp *qp, enum rxe_run how)
+static bool rxe_qp_claim(struct rxe_qp *qp)
 {
 	set_bit(RXE_QPF_RUN, &qp->flags);
 	smp_mb__after_atomic();	/* the bit before the trylock: pairs with rxe_qp_unlock_run() */
@@ -873,6 +872,18 @@ bool rxe_qp_run_now(struct rxe_qp *qp, enum rxe_run how)
 		rxe_qp_unlock(qp);
 		return false;
 	}
+	return true;
+}
+
+/*
+ * Run the QP's work now in the caller's context (process context, no spinlock held, not in
+ * a run of this QP): RXE_RUN_CALLER for a user QP's doorbell, RXE_RUN_NESTED for a looped-back
+ * packet. When qp->lock is busy its holder runs it instead. Returns true when it ran here.
+ */
+bool rxe_qp_run_now(struct rxe_qp *qp, enum rxe_run how)
+{
+	if (!rxe_qp_claim(qp))
+		return false;
 	rxe_qp_run(qp, how);
 	rxe_qp_unlock_run(qp, how, how == RXE_RUN_NESTED ? RXE_NESTED_ROUNDS : RXE_CALLER_ROUNDS);
 	return true;
@@ -890,16 +901,8 @@ bool rxe_qp_run_softirq(struct rxe_qp *qp)
 		rxe_qp_want(qp);
 		return false;
 	}
-	set_bit(RXE_QPF_RUN, &qp->flags);
-	smp_mb__after_atomic();	/* the bit before the trylock: pairs with rxe_qp_unlock_run() */
-	if (!rxe_qp_trylock(qp)) {
-		rxe_counter_inc(qp->dev, RXE_CNT_RUN_HANDOFFS);
+	if (!rxe_qp_claim(qp))
 		return false;
-	}
-	if (qp->dying) {
-		rxe_qp_unlock(qp);
-		return false;
-	}
 	if (rxe_req_pending(qp)) {
 		/*
 		 * A sender with WQEs still to send (a stream): the ACK would free room that
