@@ -44,7 +44,8 @@
 #define RXE_GID_TBL_LEN		1024
 #define RXE_MIN_QPN		16
 #define RXE_GSI_QPN		1
-#define RXE_WINDOW		256	/* unacknowledged request packets per QP */
+#define RXE_WINDOW		256	/* unacknowledged request packets per QP, at most */
+#define RXE_WINDOW_MIN		4	/* the window after a retransmit timeout (rxe_comp.c) */
 #define RXE_ACKREQ_EVERY	32	/* ask for an ACK at least this often */
 #define RXE_RD_BURST		64	/* READ response packets per worker run */
 #define RXE_RXQ_MAX		4096	/* received packets queued per QP */
@@ -87,6 +88,7 @@ enum rxe_counter {
 	RXE_CNT_LOOPBACK_FALLBACK,	/* WQEs to a local QP that went as packets instead */
 	RXE_CNT_SENT_PAGED,		/* packets sent with their payload in the MR's pages */
 	RXE_CNT_SOFTIRQ_RUNS,		/* user QP runs in the softirq that received wire packets */
+	RXE_CNT_WINDOW_CUTS,		/* requester window cut after a loss (timeout, NAK, gap) */
 	RXE_NUM_COUNTERS
 };
 
@@ -342,6 +344,8 @@ struct rxe_swqe {
 	bool			inl;
 	u8			bad_status;	/* not IB_WC_SUCCESS: complete with this */
 	u8			state;
+	bool			sent_once;	/* every packet went out once: after a rewind an
+						 * ACK past last_psn still completes it */
 	u32			first_psn;
 	u32			last_psn;
 	u32			sent;		/* bytes put on the wire in this attempt */
@@ -461,12 +465,16 @@ struct rxe_qp {
 	u32			req_idx;	/* next WQE to transmit */
 	u32			req_psn;	/* next PSN to send */
 	u32			acked_psn;	/* oldest PSN not yet acknowledged */
+	u32			sent_psn;	/* one past the newest PSN ever sent (req_psn rewinds) */
 	u32			pkts_since_ackreq;
 	int			retry_left;
 	int			rnr_left;
 	bool			rnr_wait;
 	bool			retry_fire;
 	bool			gap_retried;	/* re-issued for a response gap; cleared by progress */
+	u32			cwnd;		/* request PSNs it may have unacknowledged (rxe_comp.c) */
+	u32			ssthresh;	/* above it cwnd grows by one per cwnd acknowledged */
+	u32			cwnd_acked;	/* PSNs acknowledged toward that next one */
 	unsigned long		retry_jiffies;
 
 	/* receive queue (absent with an SRQ) */
@@ -705,6 +713,7 @@ void rxe_requester(struct rxe_qp *qp);
 void rxe_complete_swqe(struct rxe_qp *qp, struct rxe_swqe *w, enum ib_wc_status status);
 void rxe_completer(struct rxe_qp *qp, struct sk_buff *skb);
 void rxe_comp_timeout(struct rxe_qp *qp);
+void rxe_window_reset(struct rxe_qp *qp);
 bool rxe_comp_peer_took_all(struct rxe_qp *qp);
 void rxe_rewind(struct rxe_qp *qp);
 void rxe_arm_retry(struct rxe_qp *qp);

@@ -11,9 +11,61 @@ static const u32 rxe_rnr_usecs[32] = {
 };
 
 /*
+ * The requester's window (qp->cwnd): how many request PSNs it may have unacknowledged. It
+ * starts at RXE_WINDOW and stays there on a wire that loses nothing. A loss cuts it: a
+ * retransmit timeout to RXE_WINDOW_MIN, a sequence NAK or a response gap to half the PSNs
+ * that were outstanding (ssthresh); acknowledged PSNs grow it again, by as many as were
+ * acknowledged up to ssthresh, then by one per window acknowledged, up to RXE_WINDOW. Go-back-N
+ * resends everything outstanding: with the full window after each loss, several QPs to a peer
+ * that cannot keep up (a slow guest, a full socket) resend ~1 MiB every timeout, the peer works
+ * through duplicates while the one packet it needs waits behind them, and seven timeouts in a
+ * row without progress fail the QP with RETRY_EXC_ERR (pair bench, ib_send_bw 4 KiB -q 4).
+ * Stock rxe never fails there only because it treats retry_cnt 7 as infinite; the window keeps
+ * the IBA's count and makes the retries land. Packets on the wire are unchanged.
+ */
+void rxe_window_reset(struct rxe_qp *qp)
+{
+	qp->cwnd = RXE_WINDOW;
+	qp->ssthresh = RXE_WINDOW;
+	qp->cwnd_acked = 0;
+}
+
+static void rxe_window_grow(struct rxe_qp *qp, u32 n)
+{
+	if (qp->cwnd < qp->ssthresh) {
+		qp->cwnd = min(qp->cwnd + n, qp->ssthresh);
+		return;
+	}
+	qp->cwnd_acked += n;
+	while (qp->cwnd < RXE_WINDOW && qp->cwnd_acked >= qp->cwnd) {
+		qp->cwnd_acked -= qp->cwnd;
+		qp->cwnd++;
+	}
+	if (qp->cwnd >= RXE_WINDOW)
+		qp->cwnd_acked = 0;
+}
+
+/* A loss: halve (sequence NAK, response gap) or shrink to the minimum (timeout). */
+static void rxe_window_cut(struct rxe_qp *qp, bool timeout)
+{
+	u32 flight = max_t(int, rxe_psn_diff(qp->req_psn, qp->acked_psn), 0);
+
+	qp->ssthresh = max_t(u32, min_t(u32, flight, qp->cwnd) / 2, RXE_WINDOW_MIN);
+	qp->cwnd = timeout ? RXE_WINDOW_MIN : qp->ssthresh;
+	qp->cwnd_acked = 0;
+	rxe_counter_inc(qp->dev, RXE_CNT_WINDOW_CUTS);
+}
+
+/*
  * Complete, oldest first, the SEND/WRITE WQEs that @psn acknowledges. acked_psn advances to
  * @psn + 1 but never past a READ or atomic still waiting for its responses: a later PSN
  * does not acknowledge a response that never arrived.
+ *
+ * After a rewind (timeout, NAK) req_psn is back at the oldest WQE while the responder may
+ * have taken packets up to sent_psn: its ACK of a resent duplicate names its newest PSN, past
+ * req_psn. That ACK counts: the WQEs it covers complete and the requester skips the rest of
+ * them. (Dropping it, as this driver did, deadlocked a QP whose window had shrunk to fewer
+ * PSNs than the responder was ahead: the resends never reached a PSN the responder lacked.)
  */
 static void rxe_ack_upto(struct rxe_qp *qp, u32 psn)
 {
@@ -21,20 +73,31 @@ static void rxe_ack_upto(struct rxe_qp *qp, u32 psn)
 
 	while (qp->sq.index != qp->sq_fetched) {
 		struct rxe_swqe *w = rxe_swqe(qp, qp->sq.index);
+		bool again = w->state != RXE_WQE_SENT;	/* rewound: waiting or being resent */
 
-		if (w->state == RXE_WQE_PENDING)
-			break;
-		if (w->state != RXE_WQE_SENT || rxe_is_rd_atomic(w->opcode) ||
-		    rxe_psn_diff(w->last_psn, psn) > 0) {
+		if (again && !w->sent_once)
+			break;		/* never all sent (or a local operation): nothing to ack */
+		if (rxe_is_rd_atomic(w->opcode) || rxe_psn_diff(w->last_psn, psn) > 0) {
 			u32 wait = rxe_psn_add(w->first_psn, w->rx_pkts);
 
 			if (rxe_is_rd_atomic(w->opcode) && rxe_psn_diff(wait, limit) < 0)
 				limit = wait;
 			break;
 		}
+		if (again) {
+			if (qp->req_idx != qp->sq.index)
+				break;	/* cannot happen: WQEs before req_idx are all SENT */
+			qp->req_idx = (qp->req_idx + 1) & qp->sq.mask;
+			qp->req_psn = rxe_psn_add(w->last_psn, 1);
+			qp->pkts_since_ackreq = 0;
+		}
 		rxe_complete_swqe(qp, w, IB_WC_SUCCESS);
 	}
+	/* into a WQE being resent: acknowledged up to where its resend starts */
+	if (rxe_psn_diff(limit, qp->req_psn) > 0 && rxe_psn_diff(limit, qp->sent_psn) <= 0)
+		limit = qp->req_psn;
 	if (rxe_psn_diff(limit, qp->acked_psn) > 0 && rxe_psn_diff(limit, qp->req_psn) <= 0) {
+		rxe_window_grow(qp, rxe_psn_diff(limit, qp->acked_psn));
 		qp->acked_psn = limit;
 		qp->retry_left = qp->attr.retry_cnt;
 		qp->gap_retried = false;
@@ -111,6 +174,7 @@ static void rxe_comp_aeth(struct rxe_qp *qp, u32 psn, u8 syn)
 			rxe_dbg_qp(qp, "sequence NAK at psn %u\n", psn);
 			rxe_counter_inc(qp->dev, RXE_CNT_RCV_SEQ_ERR);
 			rxe_counter_inc(qp->dev, RXE_CNT_COMP_RETRY);
+			rxe_window_cut(qp, false);
 			rxe_rewind(qp);
 			break;
 		case AETH_NAK_INVALID_REQ:
@@ -215,6 +279,7 @@ static void rxe_comp_gap(struct rxe_qp *qp, u32 psn)
 	qp->gap_retried = true;
 	rxe_dbg_qp(qp, "response psn %u past %u: re-issue, %d retries left\n", psn, want,
 		   qp->retry_left);
+	rxe_window_cut(qp, false);
 	rxe_rewind(qp);
 	rxe_arm_retry(qp);
 }
@@ -230,8 +295,8 @@ void rxe_completer(struct rxe_qp *qp, struct sk_buff *skb)
 
 	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
 		goto out;
-	/* Only responses to PSNs we have sent are of interest. */
-	if (rxe_psn_diff(pkt->psn, qp->req_psn) >= 0 ||
+	/* Only responses to PSNs we have sent (before any rewind) are of interest. */
+	if (rxe_psn_diff(pkt->psn, qp->sent_psn) >= 0 ||
 	    rxe_psn_diff(pkt->psn, qp->acked_psn) < -(int)RXE_WINDOW * 4)
 		goto out;
 	if (mask & RXE_AETH)
@@ -276,8 +341,9 @@ void rxe_comp_timeout(struct rxe_qp *qp)
 	if (!rxe_spend_retry(qp, RXE_CNT_RETRY_TIMEOUTS))
 		return;
 	qp->gap_retried = false;
-	rxe_dbg_qp(qp, "retransmit timeout: psn %u acked %u, %d retries left\n", qp->req_psn,
-		   qp->acked_psn, qp->retry_left);
+	rxe_dbg_qp(qp, "retransmit timeout: psn %u acked %u, %d retries left, window %u\n",
+		   qp->req_psn, qp->acked_psn, qp->retry_left, qp->cwnd);
+	rxe_window_cut(qp, true);
 	rxe_rewind(qp);
 	rxe_arm_retry(qp);
 }

@@ -411,7 +411,14 @@ static int rxe_send_next(struct rxe_qp *qp, struct rxe_swqe *w)
 		ackreq = false;		/* UC: nothing is acknowledged */
 	} else {
 		dqpn = qp->attr.dest_qp_num;
-		ackreq = last || ++qp->pkts_since_ackreq >= RXE_ACKREQ_EVERY;
+		/*
+		 * The packet that fills the window asks too: the responder acknowledges a
+		 * duplicate only when asked, and a window cut below RXE_ACKREQ_EVERY after a
+		 * loss otherwise stops on packets nobody acknowledges until the timer rewinds
+		 * them again, every time (readgap pair test: RETRY_EXC_ERR after two losses).
+		 */
+		ackreq = last || ++qp->pkts_since_ackreq >= RXE_ACKREQ_EVERY ||
+			 rxe_psn_diff(rxe_psn_add(qp->req_psn, 1), qp->acked_psn) >= (int)qp->cwnd;
 		if (ackreq)
 			qp->pkts_since_ackreq = 0;
 	}
@@ -439,8 +446,12 @@ static int rxe_send_next(struct rxe_qp *qp, struct rxe_swqe *w)
 
 	w->sent += paylen;
 	qp->req_psn = rxe_psn_add(qp->req_psn, rd_atomic ? rxe_npkts(qp, w) : 1);
-	if (last)
+	if (rxe_psn_diff(qp->req_psn, qp->sent_psn) > 0)
+		qp->sent_psn = qp->req_psn;
+	if (last) {
 		w->state = RXE_WQE_SENT;
+		w->sent_once = true;
+	}
 	rxe_pkt_send(qp, av, skb);
 	return 0;
 }
@@ -527,7 +538,7 @@ static bool rxe_place(struct rxe_qp *qp, struct rxe_swqe *w, u32 outst)
 	w->sent = w->rx_off = w->length;
 	w->state = RXE_WQE_SENT;
 	qp->req_psn = rxe_psn_add(qp->req_psn, npkts);
-	qp->acked_psn = qp->req_psn;
+	qp->acked_psn = qp->sent_psn = qp->req_psn;
 	qp->retry_left = qp->attr.retry_cnt;
 	qp->gap_retried = false;
 	rxe_counter_inc(qp->dev, RXE_CNT_LOOPBACK_PLACED);
@@ -636,7 +647,7 @@ void rxe_requester(struct rxe_qp *qp)
 			w->state = RXE_WQE_SENDING;
 		}
 		if (qp->ib.qp_type == IB_QPT_RC &&
-		    rxe_psn_diff(qp->req_psn, qp->acked_psn) >= RXE_WINDOW)
+		    rxe_psn_diff(qp->req_psn, qp->acked_psn) >= (int)qp->cwnd)
 			break;
 		if (rxe_send_next(qp, w))
 			continue;	/* bad_status set: handled above */

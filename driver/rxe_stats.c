@@ -37,6 +37,7 @@ static const struct rdma_stat_desc rxe_counter_descs[RXE_NUM_COUNTERS] = {
 	[RXE_CNT_LOOPBACK_FALLBACK].name	= "loopback_fallback",
 	[RXE_CNT_SENT_PAGED].name		= "sent_paged",
 	[RXE_CNT_SOFTIRQ_RUNS].name		= "softirq_runs",
+	[RXE_CNT_WINDOW_CUTS].name		= "window_cuts",
 };
 
 struct rdma_hw_stats *rxe_alloc_hw_port_stats(struct ib_device *ib, u32 port)

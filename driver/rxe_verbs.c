@@ -1019,6 +1019,7 @@ int rxe_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init, struct ib_ud
 	skb_queue_head_init(&qp->rxq);
 	timer_setup(&qp->retry_timer, rxe_retry_timer_fn, 0);
 	timer_setup(&qp->rnr_timer, rxe_rnr_timer_fn, 0);
+	rxe_window_reset(qp);
 	spin_lock_init(&qp->sq_lock);
 	spin_lock_init(&qp->rq_lock);
 
@@ -1205,7 +1206,8 @@ int rxe_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask, struct 
 	}
 	if (mask & IB_QP_SQ_PSN) {
 		qp->attr.sq_psn = attr->sq_psn & RXE_PSN_MASK;
-		qp->req_psn = qp->acked_psn = qp->attr.sq_psn;
+		qp->req_psn = qp->acked_psn = qp->sent_psn = qp->attr.sq_psn;
+		rxe_window_reset(qp);
 	}
 	if (mask & IB_QP_AV)
 		rdma_replace_ah_attr(&qp->attr.ah_attr, &attr->ah_attr);	/* holds sgid_attr */
