@@ -167,6 +167,15 @@ static void rxe_fetch_swqe(struct rxe_qp *qp, u32 idx)
 	w->length = len;
 }
 
+/*
+ * True when @end (one past the newest PSN sent) leaves cwnd PSNs unacknowledged. Signed:
+ * after a rewind req_psn is behind acked_psn and the flight is negative.
+ */
+static bool rxe_window_full(const struct rxe_qp *qp, u32 end)
+{
+	return rxe_psn_diff(end, qp->acked_psn) >= (int)qp->cwnd;
+}
+
 static u32 rxe_npkts(struct rxe_qp *qp, struct rxe_swqe *w)
 {
 	if (w->opcode == IB_WR_ATOMIC_CMP_AND_SWP || w->opcode == IB_WR_ATOMIC_FETCH_AND_ADD)
@@ -418,7 +427,7 @@ static int rxe_send_next(struct rxe_qp *qp, struct rxe_swqe *w)
 		 * them again, every time (readgap pair test: RETRY_EXC_ERR after two losses).
 		 */
 		ackreq = last || ++qp->pkts_since_ackreq >= RXE_ACKREQ_EVERY ||
-			 rxe_psn_diff(rxe_psn_add(qp->req_psn, 1), qp->acked_psn) >= (int)qp->cwnd;
+			 rxe_window_full(qp, rxe_psn_add(qp->req_psn, 1));
 		if (ackreq)
 			qp->pkts_since_ackreq = 0;
 	}
@@ -646,8 +655,7 @@ void rxe_requester(struct rxe_qp *qp)
 			}
 			w->state = RXE_WQE_SENDING;
 		}
-		if (qp->ib.qp_type == IB_QPT_RC &&
-		    rxe_psn_diff(qp->req_psn, qp->acked_psn) >= (int)qp->cwnd)
+		if (qp->ib.qp_type == IB_QPT_RC && rxe_window_full(qp, qp->req_psn))
 			break;
 		if (rxe_send_next(qp, w))
 			continue;	/* bad_status set: handled above */
