@@ -8,6 +8,8 @@
 # gap in the responses re-issues the READ (gap_retries > 0) once per loss, not once per response
 # of the burst behind it (gap_retries <= 2 x losses), and retransmit timer expirations stay far
 # below the losses (retry_timeouts x 4 < losses; every lossy READ timed out before the fix).
+# Each of those repairs (and each sequence NAK) cuts the requester's window: window_cuts grows by
+# exactly gap_retries + retry_timeouts + rcvd_seq_err.
 # The stock<->stock reference (~180 s of the file's ~360 s of guest time) runs only when asked,
 # to keep make check in its budget:
 #   RXE_READGAP_STOCK=1 tests/vm/vm-run --pair --dmesg-clean --env RXE_READGAP_STOCK -- \
@@ -38,11 +40,12 @@ use_driver() {
 	rdma link add rxe0 type rxe netdev eth0
 }
 
-# snap: "sent_pkts rcvd_pkts rcvd_dropped gap_retries retry_timeouts completer_retry_err" of rxe0
-# (the bundled driver's own counters read 0 on stock)
+# snap: "sent_pkts rcvd_pkts rcvd_dropped gap_retries retry_timeouts completer_retry_err
+# window_cuts rcvd_seq_err" of rxe0 (the bundled driver's own counters read 0 on stock)
 snap() {
 	rdma -j statistic show link rxe0/1 | jq -r '.[0] | [.sent_pkts, .rcvd_pkts, .rcvd_dropped // 0,
-		.gap_retries // 0, .retry_timeouts // 0, .completer_retry_err] | map(tostring) | join(" ")'
+		.gap_retries // 0, .retry_timeouts // 0, .completer_retry_err, .window_cuts // 0,
+		.rcvd_seq_err] | map(tostring) | join(" ")'
 }
 
 # rping_reads NAME: rping with its server (the READ requester) on a, 60 x 65000 bytes (64 packets at MTU 1024), data checked
@@ -65,7 +68,7 @@ rping_reads() {
 }
 
 # phase NAME DRIVER KIND: one lossy workload; both guests write their counter deltas, a prints a row
-# and leaves "losses gap timeouts comp_retry rc_a rc_b" in $VM_SHARED/NAME.res
+# and leaves "losses gap timeouts comp_retry rc_a rc_b window_cuts seq_naks" in $VM_SHARED/NAME.res
 phase() {
 	local name=$1 drv=$2 kind=$3 before after rc=0 d0 d1
 	barrier "$name-ready"
@@ -81,16 +84,16 @@ phase() {
 	[ "$rc" = 0 ] || { echo "$kind on $VM_ROLE exited $rc:"; tail -5 "$BATS_FILE_TMPDIR/$name.out" 2>/dev/null; }
 	barrier "$name-done"
 	[ "$VM_ROLE" = a ] || return "$rc"
-	# fields: rc, 6 before, 6 after, netem drops
+	# fields: rc, 8 before, 8 after, netem drops
 	awk -v n="$name" -v drv="$drv" -v k="$kind" '
-		FNR == 1 && NR == 1 { ra = $1; arcvd = $9 - $3; adrop = $10 - $4; gap = $11 - $5
-			to = $12 - $6; cr = $13 - $7 }
-		FNR == 1 && NR == 2 { rb = $1; bsent = $8 - $2; netem = $14 }
+		FNR == 1 && NR == 1 { ra = $1; arcvd = $11 - $3; adrop = $12 - $4; gap = $13 - $5
+			to = $14 - $6; cr = $15 - $7; cuts = $16 - $8; seq = $17 - $9 }
+		FNR == 1 && NR == 2 { rb = $1; bsent = $10 - $2; netem = $18 }
 		END {
 			loss = bsent - arcvd - adrop
-			printf "# row %-7s %-7s rc a=%d b=%d  b->a lost %d (netem %d)  a: gap_retries %d retry_timeouts %d completer_retry_err %d\n",
-				drv, k, ra, rb, loss, netem, gap, to, cr
-			print loss, gap, to, cr, ra, rb > (ENVIRON["VM_SHARED"] "/" n ".res")
+			printf "# row %-7s %-7s rc a=%d b=%d  b->a lost %d (netem %d)  a: gap_retries %d retry_timeouts %d completer_retry_err %d window_cuts %d rcvd_seq_err %d\n",
+				drv, k, ra, rb, loss, netem, gap, to, cr, cuts, seq
+			print loss, gap, to, cr, ra, rb, cuts, seq > (ENVIRON["VM_SHARED"] "/" n ".res")
 		}' "$VM_SHARED/$name.a" "$VM_SHARED/$name.b" >&3
 	return "$rc"
 }
@@ -110,9 +113,14 @@ lossy() {
 }
 
 @test "2% loss on the READ responses, bundled <-> bundled: data right, gaps re-issued at once" {
-	local loss gap to cr
+	local loss gap to cr cuts seq name
 	lossy bundled
 	[ "$VM_ROLE" = a ] || return 0
+	for name in rping readbw; do
+		read -r loss gap to cr _ _ cuts seq < "$VM_SHARED/bundled-$name.res"
+		[ "$cuts" -gt 0 ] && [ "$cuts" = $((gap + to + seq)) ] ||
+			{ echo "$name: window_cuts $cuts for $gap gap re-issues, $to timeouts, $seq sequence NAKs"; return 1; }
+	done
 	read -r loss gap to cr _ < "$VM_SHARED/bundled-rping.res"
 	[ "$loss" -gt 0 ] || { echo "no response was lost: the test proves nothing"; return 1; }
 	[ "$gap" -gt 0 ] || { echo "rping: $loss responses lost but no gap re-issue"; return 1; }
