@@ -89,6 +89,7 @@ enum rxe_counter {
 	RXE_CNT_SENT_PAGED,		/* packets sent with their payload in the MR's pages */
 	RXE_CNT_SOFTIRQ_RUNS,		/* user QP runs in the softirq that received wire packets */
 	RXE_CNT_WINDOW_CUTS,		/* requester window cut after a loss (timeout, NAK, gap) */
+	RXE_CNT_SEQ_NAKS_IGNORED,	/* sequence NAKs repeating one already acted on, no progress */
 	RXE_NUM_COUNTERS
 };
 
@@ -472,6 +473,8 @@ struct rxe_qp {
 	bool			rnr_wait;
 	bool			retry_fire;
 	bool			gap_retried;	/* re-issued for a response gap; cleared by progress */
+	bool			seq_nak_rewound; /* rewound for a sequence NAK at seq_nak_psn; ditto */
+	u32			seq_nak_psn;
 	u32			cwnd;		/* request PSNs it may have unacknowledged (rxe_comp.c) */
 	u32			ssthresh;	/* above it cwnd grows by one per cwnd acknowledged */
 	u32			cwnd_acked;	/* PSNs acknowledged toward that next one */

@@ -101,6 +101,7 @@ static void rxe_ack_upto(struct rxe_qp *qp, u32 psn)
 		qp->acked_psn = limit;
 		qp->retry_left = qp->attr.retry_cnt;
 		qp->gap_retried = false;
+		qp->seq_nak_rewound = false;
 	}
 }
 
@@ -162,6 +163,7 @@ static void rxe_comp_aeth(struct rxe_qp *qp, u32 psn, u8 syn)
 		}
 		if (qp->rnr_left != 7)
 			qp->rnr_left--;
+		qp->seq_nak_rewound = false;	/* the responder took the PSN it had NAKed */
 		rxe_rewind(qp);
 		qp->rnr_wait = true;
 		mod_timer(&qp->rnr_timer,
@@ -173,6 +175,20 @@ static void rxe_comp_aeth(struct rxe_qp *qp, u32 psn, u8 syn)
 		case AETH_NAK_PSN_SEQ:
 			rxe_dbg_qp(qp, "sequence NAK at psn %u\n", psn);
 			rxe_counter_inc(qp->dev, RXE_CNT_RCV_SEQ_ERR);
+			/*
+			 * A responder NAKs a sequence error once and then drops silently until
+			 * the PSN it wants arrives (ours: nak_sent; stock rxe's too), so the same
+			 * NAK again, with nothing acknowledged since the rewind it caused, is a
+			 * copy or forged: each would resend the whole window (a 1:cwnd amplifier
+			 * for anyone who can address the QP). The retransmit timer still covers
+			 * a lost resend.
+			 */
+			if (qp->seq_nak_rewound && qp->seq_nak_psn == psn) {
+				rxe_counter_inc(qp->dev, RXE_CNT_SEQ_NAKS_IGNORED);
+				break;
+			}
+			qp->seq_nak_rewound = true;
+			qp->seq_nak_psn = psn;
 			rxe_counter_inc(qp->dev, RXE_CNT_COMP_RETRY);
 			rxe_window_cut(qp, false);
 			rxe_rewind(qp);
@@ -341,6 +357,7 @@ void rxe_comp_timeout(struct rxe_qp *qp)
 	if (!rxe_spend_retry(qp, RXE_CNT_RETRY_TIMEOUTS))
 		return;
 	qp->gap_retried = false;
+	qp->seq_nak_rewound = false;
 	rxe_dbg_qp(qp, "retransmit timeout: psn %u acked %u, %d retries left, window %u\n",
 		   qp->req_psn, qp->acked_psn, qp->retry_left, qp->cwnd);
 	rxe_window_cut(qp, true);

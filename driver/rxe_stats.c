@@ -31,6 +31,7 @@ static const struct rdma_stat_desc rxe_counter_descs[RXE_NUM_COUNTERS] = {
 	[RXE_CNT_LOOPBACK_INLINE].name		= "loopback_inline",
 	[RXE_CNT_RUN_HANDOFFS].name		= "run_handoffs",
 	[RXE_CNT_GAP_RETRIES].name		= "gap_retries",
+	[RXE_CNT_SEQ_NAKS_IGNORED].name		= "seq_naks_ignored",
 	[RXE_CNT_ROUTE_LOOKUPS].name		= "route_lookups",
 	[RXE_CNT_RCVD_PAGED].name		= "rcvd_paged",
 	[RXE_CNT_LOOPBACK_PLACED].name		= "loopback_placed",

@@ -1119,6 +1119,7 @@ static void rxe_qp_reset(struct rxe_qp *qp)
 	qp->nak_sent = false;
 	qp->rnr_wait = false;
 	qp->gap_retried = false;
+	qp->seq_nak_rewound = false;
 	qp->sq_flush_pending = false;
 	qp->last_wqe_raised = false;
 }
@@ -1226,6 +1227,7 @@ int rxe_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask, struct 
 			qp->retry_left = qp->attr.retry_cnt;
 			qp->rnr_left = qp->attr.rnr_retry;
 			qp->gap_retried = false;
+			qp->seq_nak_rewound = false;
 		}
 		if (new == IB_QPS_ERR) {
 			/* The consumer's own request: flush, but no fatal event. */

@@ -18,6 +18,12 @@ UDP 4791 for what the victim answers; INFO is the victim.info file rxe_victim wr
                                  foreign va and an old PSN never used (both must be ignored),
                                  then an rkey guessing loop on an old PSN (one remote-access
                                  NAK, then silence, never data); touch DIR/go
+  window SRC DST INFO DIR        against the SEND rxe_victim spoof posts, from the connected
+                                 peer itself: once it has arrived, an ACK for a PSN never sent,
+                                 then 200 copies of one sequence NAK for the SEND's PSN (each
+                                 a rewind of the whole window if acted on); fail when more
+                                 than 3 resends come back; touch DIR/go, wait for
+                                 DIR/checked, then the real ACK
   uc SRC DST INFO DIR            UC SENDs to a UC victim (rxe_victim uc): a message with a lost
                                  MIDDLE, a lone MIDDLE, a lone LAST (all to be dropped), an ONLY
                                  at a new PSN, a FIRST+LAST, then a message whose LAST comes
@@ -33,7 +39,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from rxe_fuzz import icrc  # noqa: E402
 
-OP_WRITE_FIRST, OP_READ_REQ, OP_ACK = 0x06, 0x0c, 0x11
+OP_SEND_ONLY, OP_WRITE_FIRST, OP_READ_REQ, OP_ACK = 0x04, 0x06, 0x0c, 0x11
 UC_FIRST, UC_MIDDLE, UC_LAST, UC_ONLY = 0x20, 0x21, 0x22, 0x24
 READ_RESP = {0x0d, 0x0e, 0x0f, 0x10}
 _ipid = [0x1234]
@@ -132,6 +138,29 @@ def spoof(third, src, dst, info, d):
     print(f"real ACK sent from {src}")
 
 
+def window(src, dst, info, d, naks=200):
+    qpn, _, _, _, sq_psn = info
+    p = Peer(dst)
+    aeth = lambda syn: struct.pack('!I', syn << 24)  # noqa: E731
+    # The SEND itself may have gone out before this socket was bound: its first resend comes
+    # with the victim's retransmit timer (4.3 s).
+    end = time.monotonic() + 10
+    while not any(op == OP_SEND_ONLY and psn == sq_psn for op, psn, _, _ in p.recv(0.5)):
+        if time.monotonic() > end:
+            fail(f"the victim's SEND (PSN {sq_psn}) did not arrive")
+    p.send(src, OP_ACK, qpn, (sq_psn + 100) & 0xffffff, ext=aeth(0x1f))
+    for _ in range(naks):
+        p.send(src, OP_ACK, qpn, sq_psn, ext=aeth(0x60))
+    resends = sum(1 for op, psn, _, _ in p.recv(2) if psn == sq_psn)
+    print(f"a ghost ACK and {naks} sequence NAKs for PSN {sq_psn}: {resends} resends")
+    if resends > 3:
+        fail(f"{resends} resends for {naks} copies of one sequence NAK")
+    touch(d, 'go')
+    wait_file(d, 'checked', 40)
+    p.send(src, OP_ACK, qpn, sq_psn, ext=aeth(0x1f))
+    print(f"real ACK sent from {src}")
+
+
 def read(src, dst, info, d):
     qpn, rkey, va, rq_psn, _ = info
     p = Peer(dst)
@@ -200,9 +229,9 @@ def uc(src, dst, info, d):
 
 
 def main():
-    if len(sys.argv) < 2 or sys.argv[1] not in ('write-first', 'spoof', 'read', 'uc'):
+    if len(sys.argv) < 2 or sys.argv[1] not in ('write-first', 'spoof', 'window', 'read', 'uc'):
         sys.exit(__doc__)
-    n = {'write-first': 4, 'spoof': 5, 'read': 4, 'uc': 4}[sys.argv[1]]
+    n = {'write-first': 4, 'spoof': 5, 'window': 4, 'read': 4, 'uc': 4}[sys.argv[1]]
     args = sys.argv[2:]
     if len(args) != n:
         print(__doc__, file=sys.stderr)
@@ -212,7 +241,8 @@ def main():
     _dir.append(args[-1])
     with open(info_path) as f:
         info = [int(x) for x in f.read().split()]
-    {'write-first': write_first, 'spoof': spoof, 'read': read, 'uc': uc}[sys.argv[1]](
+    {'write-first': write_first, 'spoof': spoof, 'window': window, 'read': read,
+     'uc': uc}[sys.argv[1]](
         *args[:-2], info, args[-1])
 
 

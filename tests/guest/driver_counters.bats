@@ -25,7 +25,8 @@ teardown_file() {
 		send_rnr_err rcvd_seq_err ack_deferred retry_exceeded_err retry_rnr_exceeded_err \
 		completer_retry_err send_err link_downed rdma_sends rdma_recvs \
 		loopback_pkts retry_timeouts rcvd_dropped worker_runs inline_runs loopback_inline \
-		run_handoffs gap_retries route_lookups rcvd_paged loopback_placed loopback_fallback sent_paged softirq_runs window_cuts; do
+		run_handoffs gap_retries route_lookups rcvd_paged loopback_placed loopback_fallback sent_paged softirq_runs window_cuts \
+		seq_naks_ignored; do
 		jq -e --arg n "$n" 'has($n) and (.[$n] | type == "number")' <<<"$s" >/dev/null ||
 			{ echo "no counter $n in: $s"; return 1; }
 	done

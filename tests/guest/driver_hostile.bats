@@ -84,6 +84,18 @@ attack() {
 	attack spoof spoof "$THIRD" "$PEER" "$SELF"
 }
 
+
+@test "the connected peer's ghost ACK and a flood of one sequence NAK: one resend at most, the SEND still completes" {
+	local s0 s1 seq ign
+	s0=$(rdma -j statistic show link rxe1/1 | jq -c '.[0]')
+	attack spoof window "$PEER" "$SELF"
+	s1=$(rdma -j statistic show link rxe1/1 | jq -c '.[0]')
+	seq=$(counter_delta "$s0" "$s1" rcvd_seq_err) ign=$(counter_delta "$s0" "$s1" seq_naks_ignored)
+	echo "# rcvd_seq_err +$seq, seq_naks_ignored +$ign" >&3
+	[ "$seq" -ge 100 ] && [ $((seq - ign)) -ge 1 ] && [ $((seq - ign)) -le 3 ]
+	[[ "$VICTIM_OUT" == "spoofed ACK/NAK ignored; the peer's ACK completed the SEND" ]]
+}
+
 @test "old-PSN READs: only the recorded one is replayed; rkey guessing ends at the first bad rkey" {
 	attack state read "$PEER" "$SELF"
 	[ "$VICTIM_OUT" = "state ERR" ]
