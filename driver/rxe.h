@@ -530,6 +530,16 @@ static inline struct rxe_qp *to_rqp(struct ib_qp *ib)
 	return container_of(ib, struct rxe_qp, ib);
 }
 
+/*
+ * Progress (an acknowledgement, a timeout's rewind, a placement, a reset): the next response gap
+ * or sequence NAK is a new loss, to be acted on again (rxe_comp.c).
+ */
+static inline void rxe_loss_repairs_clear(struct rxe_qp *qp)
+{
+	qp->gap_retried = false;
+	qp->seq_nak_rewound = false;
+}
+
 /* Datagram QPs (UD, and the GSI QP): one packet per message, an AH per WQE. */
 static inline bool rxe_qp_is_ud(const struct rxe_qp *qp)
 {

@@ -100,8 +100,7 @@ static void rxe_ack_upto(struct rxe_qp *qp, u32 psn)
 		rxe_window_grow(qp, rxe_psn_diff(limit, qp->acked_psn));
 		qp->acked_psn = limit;
 		qp->retry_left = qp->attr.retry_cnt;
-		qp->gap_retried = false;
-		qp->seq_nak_rewound = false;
+		rxe_loss_repairs_clear(qp);
 	}
 }
 
@@ -356,8 +355,7 @@ void rxe_comp_timeout(struct rxe_qp *qp)
 		return;
 	if (!rxe_spend_retry(qp, RXE_CNT_RETRY_TIMEOUTS))
 		return;
-	qp->gap_retried = false;
-	qp->seq_nak_rewound = false;
+	rxe_loss_repairs_clear(qp);
 	rxe_dbg_qp(qp, "retransmit timeout: psn %u acked %u, %d retries left, window %u\n",
 		   qp->req_psn, qp->acked_psn, qp->retry_left, qp->cwnd);
 	rxe_window_cut(qp, true);

@@ -549,8 +549,7 @@ static bool rxe_place(struct rxe_qp *qp, struct rxe_swqe *w, u32 outst)
 	qp->req_psn = rxe_psn_add(qp->req_psn, npkts);
 	qp->acked_psn = qp->sent_psn = qp->req_psn;
 	qp->retry_left = qp->attr.retry_cnt;
-	qp->gap_retried = false;
-	qp->seq_nak_rewound = false;
+	rxe_loss_repairs_clear(qp);
 	rxe_counter_inc(qp->dev, RXE_CNT_LOOPBACK_PLACED);
 	rxe_complete_swqe(qp, w, IB_WC_SUCCESS);
 	return true;

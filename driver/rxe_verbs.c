@@ -1118,8 +1118,7 @@ static void rxe_qp_reset(struct rxe_qp *qp)
 	qp->msn = 0;
 	qp->nak_sent = false;
 	qp->rnr_wait = false;
-	qp->gap_retried = false;
-	qp->seq_nak_rewound = false;
+	rxe_loss_repairs_clear(qp);
 	qp->sq_flush_pending = false;
 	qp->last_wqe_raised = false;
 }
@@ -1226,8 +1225,7 @@ int rxe_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask, struct 
 		if (new == IB_QPS_RTS && cur != IB_QPS_RTS) {
 			qp->retry_left = qp->attr.retry_cnt;
 			qp->rnr_left = qp->attr.rnr_retry;
-			qp->gap_retried = false;
-			qp->seq_nak_rewound = false;
+			rxe_loss_repairs_clear(qp);
 		}
 		if (new == IB_QPS_ERR) {
 			/* The consumer's own request: flush, but no fatal event. */

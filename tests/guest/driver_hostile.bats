@@ -84,7 +84,6 @@ attack() {
 	attack spoof spoof "$THIRD" "$PEER" "$SELF"
 }
 
-
 @test "the connected peer's ghost ACK and a flood of one sequence NAK: one resend at most, the SEND still completes" {
 	local s0 s1 seq ign
 	s0=$(rdma -j statistic show link rxe1/1 | jq -c '.[0]')
