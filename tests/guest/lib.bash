@@ -118,7 +118,13 @@ barrier() {
 # pair_teardown: a pair file's teardown(): when this guest's test failed, the other guest's
 # barriers stop waiting for it (they fail at once instead of after 10 minutes).
 pair_teardown() {
-	[ -n "${BATS_TEST_COMPLETED:-}" ] || echo "$VM_ROLE: $BATS_TEST_DESCRIPTION" >> "$VM_SHARED/failed"
+	[ -z "${BATS_TEST_COMPLETED:-}" ] || return 0
+	echo "$VM_ROLE: $BATS_TEST_DESCRIPTION" >> "$VM_SHARED/failed"
+	# What the failed test left running in the background (a pingpong it would have stopped
+	# after a barrier) keeps the device's user context open: teardown_file's `rdma link del`
+	# then waits for it in the kernel (D state in ib_uverbs_remove_one) until the guest's
+	# timeout. Stop the test's children (its shell is this one).
+	pkill -P "$BASHPID" 2>/dev/null || true
 }
 
 # (pair guests) Guest a loads the bundled rdma_rxe, guest b the kernel's own: the interop pairs.
