@@ -10,6 +10,7 @@
 
 #include <linux/module.h>
 #include <linux/skbuff.h>
+#include <linux/llist.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <linux/netdevice.h>
@@ -47,6 +48,7 @@
 #define RXE_WINDOW		256	/* unacknowledged request packets per QP, at most */
 #define RXE_WINDOW_MIN		4	/* the window after a retransmit timeout (rxe_comp.c) */
 #define RXE_ACKREQ_EVERY	32	/* ask for an ACK at least this often */
+#define RXE_ACK_COALESCE	16	/* ACK requests a responder run answers with one ACK, at most */
 #define RXE_RD_BURST		64	/* READ response packets per worker run */
 #define RXE_RXQ_MAX		4096	/* received packets queued per QP */
 
@@ -90,6 +92,8 @@ enum rxe_counter {
 	RXE_CNT_SOFTIRQ_RUNS,		/* user QP runs in the softirq that received wire packets */
 	RXE_CNT_WINDOW_CUTS,		/* requester window cut after a loss (timeout, NAK, gap) */
 	RXE_CNT_SEQ_NAKS_IGNORED,	/* sequence NAKs repeating one already acted on, no progress */
+	RXE_CNT_ACKS_COALESCED,		/* ACK requests answered by a later ACK of the same run */
+	RXE_CNT_RX_BATCHES,		/* wire receive batches that ran a user QP (rxe_qp_rx_batch()) */
 	RXE_NUM_COUNTERS
 };
 
@@ -428,6 +432,7 @@ enum rxe_run {
 enum {
 	RXE_QPF_RUN,		/* work asked for: the holder of qp->lock runs it before it returns */
 	RXE_QPF_LOCKED,		/* qp->lock: held by whoever runs the QP's work (rxe_qp_lock()) */
+	RXE_QPF_BATCHED,	/* listed on a CPU's wire receive batch (rxe_qp_rx_batch()) */
 };
 
 struct rxe_qp {
@@ -436,6 +441,7 @@ struct rxe_qp {
 	struct work_struct	work;
 	unsigned long		flags;		/* RXE_QPF_*, atomic bit operations; the lock */
 	atomic_t		runners;	/* nested and softirq runs that may touch the QP: destroy waits */
+	struct llist_node	batch_node;	/* on a CPU's wire receive batch (RXE_QPF_BATCHED) */
 	bool			nested;		/* under lock: this run sends loopback packets queued */
 	struct sk_buff_head	rxq;		/* received packets for this QP */
 	struct timer_list	retry_timer;
@@ -492,6 +498,10 @@ struct rxe_qp {
 	u32			resp_psn;	/* next expected request PSN */
 	u32			msn;
 	bool			nak_sent;	/* sequence/RNR NAK outstanding */
+	bool			ack_owed;	/* an ACK of ack_psn is due by the end of this run */
+	u8			ack_reqs;	/* ACK requests it answers */
+	u32			ack_psn;
+	u32			ack_msn;	/* the MSN when ack_psn was taken */
 	bool			rwqe_valid;
 	struct rxe_rwqe		rwqe;		/* receive being filled by a multi-packet SEND */
 	u32			recv_off;	/* bytes written into rwqe */
@@ -715,6 +725,9 @@ void rxe_qp_kick(struct rxe_qp *qp);
 void rxe_qp_again(struct rxe_qp *qp);
 bool rxe_qp_run_now(struct rxe_qp *qp, enum rxe_run how);
 bool rxe_qp_run_softirq(struct rxe_qp *qp);
+bool rxe_qp_rx_batch(struct rxe_qp *qp);
+void rxe_rx_batch_init(void);
+void rxe_rx_batch_exit(void);
 void rxe_qp_want(struct rxe_qp *qp);
 bool rxe_qp_trylock_peer(struct rxe_qp *qp);
 void rxe_qp_unlock_peer(struct rxe_qp *qp);
@@ -735,6 +748,7 @@ bool rxe_wr_opcode_ok(struct rxe_qp *qp, u32 opcode);
 void rxe_responder(struct rxe_qp *qp, struct sk_buff *skb);
 void rxe_resp_reset(struct rxe_qp *qp);
 void rxe_read_continue(struct rxe_qp *qp);
+void rxe_resp_ack_flush(struct rxe_qp *qp);
 int rxe_resp_place(struct rxe_qp *qp, struct rxe_qp *req, const struct rxe_swqe *w, u32 npkts);
 bool rxe_flush(struct rxe_qp *qp);
 

@@ -205,6 +205,7 @@ static int __init rxe_init(void)
 
 	rxe_opcode_init();
 	rxe_icrc_init();
+	rxe_rx_batch_init();
 	/*
 	 * QP runs left to the worker (wire receive, timers, kernel QPs, what a caller's run hands
 	 * over): on the CPU that asked, at high priority. An unbound, normal-priority worker
@@ -238,6 +239,7 @@ static void __exit rxe_exit(void)
 	ib_unregister_driver(RDMA_DRIVER_RXE);
 	unregister_netdevice_notifier(&rxe_netdev_nb);
 	rxe_net_exit();
+	rxe_rx_batch_exit();
 	destroy_workqueue(rxe_wq);
 	rxe_icrc_exit();
 	pr_info("unloaded\n");

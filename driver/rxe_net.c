@@ -559,8 +559,9 @@ bool rxe_pkt_from_peer(const struct rxe_addr *av, struct sk_buff *skb)
  * to its QP or dropped. A local packet (@src not RXE_SRC_WIRE) was built by this host's own
  * rxe_pkt_send() and never left it: it carries no ICRC to check. Consumes the skb.
  *
- * Who runs the QP then: from the wire (softirq), a user QP's run here if its lock is free
- * (rxe_qp_run_softirq(): nothing in it sleeps), else its holder; for a kernel QP, the
+ * Who runs the QP then: from the wire (softirq), a user QP's run in the tasklet after this
+ * receive batch if its lock is free (rxe_qp_rx_batch(): nothing in it sleeps), else its
+ * holder; for a kernel QP, the
  * worker (a kernel consumer's handlers are not called from here). A packet
  * looped back by a top-level run (RXE_SRC_LOCAL_RUN: process context, the sender's qp->lock
  * held, no spinlock) runs its user QP here, nested, if its lock is free, or hands it to the
@@ -660,12 +661,12 @@ void rxe_rcv(struct rxe_dev *dev, struct sk_buff *skb, enum rxe_src src)
 		if (ran)
 			rxe_counter_inc(dev, RXE_CNT_LOOPBACK_INLINE);
 	} else if (soft) {
-		ran = rxe_qp_run_softirq(qp);
-		rxe_qp_runner_put(qp);
+		ran = rxe_qp_rx_batch(qp);	/* takes the runners count over */
 	}
 	if (queued) {
 		rxe_counter_inc(dev, RXE_CNT_RCVD_PKTS);
-		/* a response not handled by a run started for it (stock's meaning) */
+		/* a response not handled by a run started for it (stock's meaning): a wire
+		 * response listed for a receive batch counts as handled by the batch's run */
 		if (!(info->mask & RXE_REQ) && !ran)
 			rxe_counter_inc(dev, RXE_CNT_ACK_DEFERRED);
 		return;

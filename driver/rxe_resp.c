@@ -15,12 +15,13 @@ void rxe_resp_reset(struct rxe_qp *qp)
 	qp->rwqe_valid = false;
 	qp->recv_off = 0;
 	qp->uc_msg = 0;
+	qp->ack_owed = false;
 	if (qp->res)
 		memset(qp->res, 0, qp->nres * sizeof(*qp->res));
 	qp->res_next = 0;
 }
 
-static void rxe_send_ack(struct rxe_qp *qp, u8 syn, u32 psn)
+static void rxe_ack_send(struct rxe_qp *qp, u8 syn, u32 psn, u32 msn)
 {
 	struct sk_buff *skb;
 	struct rxe_aeth *aeth;
@@ -30,8 +31,45 @@ static void rxe_send_ack(struct rxe_qp *qp, u8 syn, u32 psn)
 		return;
 	rxe_bth_init(skb, IB_OPCODE_RC_ACKNOWLEDGE, false, qp->attr.dest_qp_num, false, psn, 0);
 	aeth = rxe_ext(skb, RXE_EXT_AETH);
-	aeth->smsn = cpu_to_be32((u32)syn << 24 | (qp->msn & 0xffffff));
+	aeth->smsn = cpu_to_be32((u32)syn << 24 | (msn & 0xffffff));
 	rxe_pkt_send(qp, &qp->av, skb);
+}
+
+/*
+ * ACK coalescing. An ACK acknowledges every request PSN up to its own (IBA 9.7.5.1.1), so
+ * the ACK requests of SENDs and WRITEs a run takes one after another are answered by one
+ * ACK of the newest, sent when the run ends (rxe_qp_run()), before any other response (a
+ * NAK, an atomic ACK, a READ response: responses leave in PSN order), or once
+ * RXE_ACK_COALESCE requests are owed. A run from the wire takes a whole receive batch
+ * (rxe_qp_rx_batch()), so a stream of small messages costs one ACK per batch, not per
+ * message. Called with qp->lock held, as everything here.
+ */
+static void rxe_ack_later(struct rxe_qp *qp, u32 psn)
+{
+	if (qp->ack_owed)
+		rxe_counter_inc(qp->dev, RXE_CNT_ACKS_COALESCED);
+	else
+		qp->ack_reqs = 0;
+	qp->ack_owed = true;
+	qp->ack_psn = psn;
+	qp->ack_msn = qp->msn;
+	if (++qp->ack_reqs >= RXE_ACK_COALESCE)
+		rxe_resp_ack_flush(qp);
+}
+
+/* Send the ACK owed now (the end of a run, or a response about to follow it). */
+void rxe_resp_ack_flush(struct rxe_qp *qp)
+{
+	if (!qp->ack_owed)
+		return;
+	qp->ack_owed = false;
+	rxe_ack_send(qp, AETH_ACK_UNLIMITED, qp->ack_psn, qp->ack_msn);
+}
+
+static void rxe_send_ack(struct rxe_qp *qp, u8 syn, u32 psn)
+{
+	rxe_resp_ack_flush(qp);
+	rxe_ack_send(qp, syn, psn, qp->msn);
 }
 
 /* A fatal request error: NAK it and take the QP to the error state. */
@@ -103,6 +141,7 @@ void rxe_read_continue(struct rxe_qp *qp)
 		rxe_read_stop(qp);
 		return;
 	}
+	rxe_resp_ack_flush(qp);
 	end = min_t(u64, qp->rd_len, (u64)(qp->rd_pkt + burst) * qp->mtu);
 	if (end > start) {
 		mr = rxe_rkey_get(qp, qp->rd_rkey, IB_ACCESS_REMOTE_READ, qp->rd_va + start,
@@ -208,6 +247,7 @@ static void rxe_resp_atomic_ack(struct rxe_qp *qp, u32 psn, u64 orig)
 	struct rxe_aeth *aeth;
 	struct rxe_atmack *ack;
 
+	rxe_resp_ack_flush(qp);
 	skb = rxe_pkt_alloc(qp->dev, &qp->av, IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE, 0);
 	if (!skb)
 		return;
@@ -706,7 +746,7 @@ void rxe_responder(struct rxe_qp *qp, struct sk_buff *skb)
 	if (mask & (RXE_SEND | RXE_WRITE)) {
 		qp->resp_psn = rxe_psn_add(qp->resp_psn, 1);
 		if (pkt->ackreq)
-			rxe_send_ack(qp, AETH_ACK_UNLIMITED, pkt->psn);
+			rxe_ack_later(qp, pkt->psn);
 	}
 out:
 	kfree_skb(skb);

@@ -39,6 +39,8 @@ static const struct rdma_stat_desc rxe_counter_descs[RXE_NUM_COUNTERS] = {
 	[RXE_CNT_SENT_PAGED].name		= "sent_paged",
 	[RXE_CNT_SOFTIRQ_RUNS].name		= "softirq_runs",
 	[RXE_CNT_WINDOW_CUTS].name		= "window_cuts",
+	[RXE_CNT_ACKS_COALESCED].name		= "acks_coalesced",
+	[RXE_CNT_RX_BATCHES].name		= "rx_batches",
 };
 
 struct rdma_hw_stats *rxe_alloc_hw_port_stats(struct ib_device *ib, u32 port)

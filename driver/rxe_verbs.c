@@ -637,9 +637,10 @@ static void rxe_rnr_timer_fn(struct timer_list *t)
  *  - RXE_RUN_NESTED: a packet looped back by a run of another QP (process context, that
  *    QP's lock held) runs its target user QP in the sender's context, one level deep: what a
  *    nested run sends is queued, never run nested again (rxe_rcv() has the conditions);
- *  - RXE_RUN_SOFTIRQ: a user QP's packets from the wire run it in the receiving softirq, as
- *    stock's tasklets do, when its lock is free and it has no WQE left to send (a stream's
- *    sender goes to the worker, which sends in the same run: rxe_qp_run_softirq()). Such a
+ *  - RXE_RUN_SOFTIRQ: a user QP's packets from the wire run it in softirq context, once per
+ *    receive batch (the tasklet that follows the NET_RX softirq: rxe_qp_rx_batch()), when
+ *    its lock is free and it has no WQE left to send (a stream's sender goes to the worker,
+ *    which sends in the same run: rxe_qp_run_softirq()). Such a
  *    run sleeps nowhere and waits for nothing: it takes received packets only, allocates
  *    with GFP_ATOMIC, sends its loopback packets queued, and leaves to the worker a SEND with
  *    Invalidate (the invalidation waits for the MR's copies), the rest of a READ response
@@ -662,7 +663,7 @@ static void rxe_rnr_timer_fn(struct timer_list *t)
 #define RXE_CALLER_ROUNDS	4	/* runs in a poster's system call before the worker */
 #define RXE_NESTED_ROUNDS	1	/* further runs of a nested QP before its worker */
 #define RXE_WORKER_ROUNDS	4	/* runs per work item before it is queued again */
-#define RXE_SOFTIRQ_BUDGET	16	/* received packets a softirq run takes */
+#define RXE_SOFTIRQ_BUDGET	64	/* received packets a softirq run takes (a NAPI poll's) */
 
 /* Run user QPs' wire receive in the softirq (RXE_RUN_SOFTIRQ); off: their worker does. */
 static bool rxe_rx_softirq = true;
@@ -795,6 +796,7 @@ static void rxe_qp_run(struct rxe_qp *qp, enum rxe_run how)
 		else
 			rxe_completer(qp, skb);
 	}
+	rxe_resp_ack_flush(qp);		/* the ACK the requests taken above are owed */
 	if (softirq) {
 		if (qp->state == IB_QPS_ERR ||
 		    ((qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD) && rxe_req_pending(qp)))
@@ -890,7 +892,7 @@ bool rxe_qp_run_now(struct rxe_qp *qp, enum rxe_run how)
 }
 
 /*
- * A user QP's packet from the wire was queued (softirq, the QP held alive by qp->runners): run
+ * A user QP's receive batch (rxe_rx_batch_run(), softirq, the QP held alive by qp->runners): run
  * it here if its lock is free (RXE_RUN_SOFTIRQ), else its holder does; a QP with WQEs still to
  * send goes to the worker, which takes its packets and sends in one run. What the run leaves
  * goes to the worker at once. Returns true when it ran here.
@@ -915,6 +917,84 @@ bool rxe_qp_run_softirq(struct rxe_qp *qp)
 	rxe_qp_run(qp, RXE_RUN_SOFTIRQ);
 	rxe_qp_unlock_run(qp, RXE_RUN_SOFTIRQ, 0);
 	return true;
+}
+
+/*
+ * Wire receive batches. The packets one NAPI poll delivers to a user QP are run together:
+ * rxe_rcv() queues each to the QP's rxq and lists the QP, once, on this CPU's batch, whose
+ * tasklet runs after the NET_RX softirq that is delivering them (softirqs of a lower number
+ * run first, and a tasklet raised meanwhile runs in the same pass or in ksoftirqd). One run
+ * then takes the whole batch: one ACK for its SENDs and WRITEs (rxe_ack_later()), one
+ * completer pass for its ACKs, one wake-up of the poller. A QP listed is held by a runners
+ * count (destroy_qp waits for it) and by RXE_QPF_BATCHED, cleared before it runs: a packet
+ * queued after the clear lists it again, one queued before it is taken by that run.
+ */
+struct rxe_rx_batch {
+	struct llist_head	qps;
+	struct tasklet_struct	tasklet;
+};
+
+static DEFINE_PER_CPU(struct rxe_rx_batch, rxe_rx_batches);
+
+static void rxe_rx_batch_run(struct tasklet_struct *t)
+{
+	struct rxe_rx_batch *b = from_tasklet(b, t, tasklet);
+	struct llist_node *list = llist_reverse_order(llist_del_all(&b->qps));
+	struct rxe_qp *qp, *next;
+
+	llist_for_each_entry_safe(qp, next, list, batch_node) {
+		clear_bit(RXE_QPF_BATCHED, &qp->flags);
+		smp_mb__after_atomic();	/* cleared before its rxq is read: pairs with rxe_qp_rx_batch() */
+		rxe_counter_inc(qp->dev, RXE_CNT_RX_BATCHES);
+		rxe_qp_run_softirq(qp);
+		rxe_qp_runner_put(qp);
+	}
+}
+
+/*
+ * A user QP's packet from the wire is queued (softirq, a runners count held, which this
+ * takes over): list the QP on this CPU's receive batch, unless it is listed already. Returns
+ * false when the packet is left to the QP's worker instead (rx_softirq off).
+ */
+bool rxe_qp_rx_batch(struct rxe_qp *qp)
+{
+	struct rxe_rx_batch *b;
+
+	if (!rxe_rx_softirq) {
+		rxe_qp_want(qp);
+		rxe_qp_runner_put(qp);
+		return false;
+	}
+	/* fully ordered: the packet queued before the test, as the clear before the run */
+	if (test_and_set_bit(RXE_QPF_BATCHED, &qp->flags)) {
+		rxe_qp_runner_put(qp);
+		return true;
+	}
+	b = this_cpu_ptr(&rxe_rx_batches);
+	llist_add(&qp->batch_node, &b->qps);
+	tasklet_schedule(&b->tasklet);
+	return true;
+}
+
+void rxe_rx_batch_init(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct rxe_rx_batch *b = per_cpu_ptr(&rxe_rx_batches, cpu);
+
+		init_llist_head(&b->qps);
+		tasklet_setup(&b->tasklet, rxe_rx_batch_run);
+	}
+}
+
+/* At unload, after every QP is gone (each waited for its batch run): none is left to run. */
+void rxe_rx_batch_exit(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		tasklet_kill(&per_cpu_ptr(&rxe_rx_batches, cpu)->tasklet);
 }
 
 /*

@@ -143,6 +143,27 @@ mckey_between() {
 	between wr2 a ib_write_bw -d rxe0 -x "$(gid_index)" -n 100
 }
 
+# The bundled responder answers the SENDs one run takes (a receive batch) with one ACK of the
+# newest: the stock requester must take such an ACK as acknowledging every SEND before it, with
+# no retransmission, and the bundled side sends fewer ACKs than it receives SENDs.
+@test "ib_send_bw 64 B: the stock driver sends to the bundled one, which coalesces its ACKs" {
+	local c0 c1 recvs acks n=5000
+	c0=$(rxe0_counters)
+	between sb1 a ib_send_bw -d rxe0 -x "$(gid_index)" -s 64 -n $n
+	c1=$(rxe0_counters)
+	recvs=$(counter_delta "$c0" "$c1" rdma_recvs) acks=$(counter_delta "$c0" "$c1" sent_pkts)
+	if [ "$VM_ROLE" = a ]; then
+		echo "# a (bundled): rdma_recvs +$recvs, sent_pkts +$acks, acks_coalesced +$(counter_delta "$c0" "$c1" acks_coalesced), rx_batches +$(counter_delta "$c0" "$c1" rx_batches)" >&3
+		[ "$recvs" -ge "$n" ]
+		[ "$acks" -lt "$recvs" ]
+		[ "$(counter_delta "$c0" "$c1" acks_coalesced)" -gt 0 ]
+	else
+		echo "# b (stock): rdma_sends +$(counter_delta "$c0" "$c1" rdma_sends), completer_retry_err +$(counter_delta "$c0" "$c1" completer_retry_err)" >&3
+		[ "$(counter_delta "$c0" "$c1" rdma_sends)" -ge "$n" ]
+		[ "$(counter_delta "$c0" "$c1" completer_retry_err)" = 0 ]
+	fi
+}
+
 @test "ib_read_bw: the bundled driver reads from the stock one" {
 	between rd1 b ib_read_bw -d rxe0 -x "$(gid_index)" -n 100
 }
