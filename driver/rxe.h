@@ -724,7 +724,6 @@ void rxe_qp_error(struct rxe_qp *qp);
 void rxe_qp_kick(struct rxe_qp *qp);
 void rxe_qp_again(struct rxe_qp *qp);
 bool rxe_qp_run_now(struct rxe_qp *qp, enum rxe_run how);
-bool rxe_qp_run_softirq(struct rxe_qp *qp);
 bool rxe_qp_rx_batch(struct rxe_qp *qp);
 void rxe_rx_batch_init(void);
 void rxe_rx_batch_exit(void);

@@ -895,14 +895,11 @@ bool rxe_qp_run_now(struct rxe_qp *qp, enum rxe_run how)
  * A user QP's receive batch (rxe_rx_batch_run(), softirq, the QP held alive by qp->runners): run
  * it here if its lock is free (RXE_RUN_SOFTIRQ), else its holder does; a QP with WQEs still to
  * send goes to the worker, which takes its packets and sends in one run. What the run leaves
- * goes to the worker at once. Returns true when it ran here.
+ * goes to the worker at once. Returns true when it ran here. (rx_softirq=0 is decided when
+ * the QP is listed: rxe_qp_rx_batch().)
  */
-bool rxe_qp_run_softirq(struct rxe_qp *qp)
+static bool rxe_qp_run_softirq(struct rxe_qp *qp)
 {
-	if (!rxe_rx_softirq) {
-		rxe_qp_want(qp);
-		return false;
-	}
 	if (!rxe_qp_claim(qp))
 		return false;
 	if (rxe_req_pending(qp)) {

@@ -157,6 +157,9 @@ mckey_between() {
 		[ "$recvs" -ge "$n" ]
 		[ "$acks" -lt "$recvs" ]
 		[ "$(counter_delta "$c0" "$c1" acks_coalesced)" -gt 0 ]
+		# the SENDs were run a receive batch at a time: fewer runs than SENDs, at least one
+		[ "$(counter_delta "$c0" "$c1" rx_batches)" -gt 0 ]
+		[ "$(counter_delta "$c0" "$c1" rx_batches)" -lt "$recvs" ]
 	else
 		echo "# b (stock): rdma_sends +$(counter_delta "$c0" "$c1" rdma_sends), completer_retry_err +$(counter_delta "$c0" "$c1" completer_retry_err)" >&3
 		[ "$(counter_delta "$c0" "$c1" rdma_sends)" -ge "$n" ]
