@@ -51,6 +51,7 @@
 #define RXE_ACK_COALESCE	16	/* ACK requests a responder run answers with one ACK, at most */
 #define RXE_RD_BURST		64	/* READ response packets per worker run */
 #define RXE_RXQ_MAX		4096	/* received packets queued per QP */
+#define RXE_TIMEOUT_DEFERS	16	/* timeouts waited out in a row while responses come in */
 
 /* Debug output names the object and the function; enable with dynamic debug. */
 #define rxe_dbg(dev, fmt, ...) \
@@ -94,6 +95,7 @@ enum rxe_counter {
 	RXE_CNT_SEQ_NAKS_IGNORED,	/* sequence NAKs repeating one already acted on, no progress */
 	RXE_CNT_ACKS_COALESCED,		/* ACK requests answered by a later ACK of the same run */
 	RXE_CNT_RX_BATCHES,		/* wire receive batches that ran a user QP (rxe_qp_rx_batch()) */
+	RXE_CNT_TIMEOUTS_DEFERRED,	/* retransmit timeouts waited out: the peer was still responding */
 	RXE_NUM_COUNTERS
 };
 
@@ -475,6 +477,8 @@ struct rxe_qp {
 	u32			sent_psn;	/* one past the newest PSN ever sent (req_psn rewinds) */
 	u32			pkts_since_ackreq;
 	int			retry_left;
+	int			defers_left;	/* timeouts it may still wait out (rxe_comp_timeout()) */
+	bool			resp_seen;	/* a response came in since the timer was last (re)armed */
 	int			rnr_left;
 	bool			rnr_wait;
 	bool			retry_fire;

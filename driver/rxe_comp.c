@@ -100,6 +100,7 @@ static void rxe_ack_upto(struct rxe_qp *qp, u32 psn)
 		rxe_window_grow(qp, rxe_psn_diff(limit, qp->acked_psn));
 		qp->acked_psn = limit;
 		qp->retry_left = qp->attr.retry_cnt;
+		qp->defers_left = RXE_TIMEOUT_DEFERS;
 		rxe_loss_repairs_clear(qp);
 	}
 }
@@ -314,6 +315,7 @@ void rxe_completer(struct rxe_qp *qp, struct sk_buff *skb)
 	if (rxe_psn_diff(pkt->psn, qp->sent_psn) >= 0 ||
 	    rxe_psn_diff(pkt->psn, qp->acked_psn) < -(int)RXE_WINDOW * 4)
 		goto out;
+	qp->resp_seen = true;	/* a response: unless it acknowledges something new (below) */
 	if (mask & RXE_AETH)
 		syn = be32_to_cpu(((struct rxe_aeth *)rxe_ext(skb, RXE_EXT_AETH))->smsn) >> 24;
 
@@ -341,18 +343,40 @@ void rxe_completer(struct rxe_qp *qp, struct sk_buff *skb)
 			rxe_comp_atomic(qp, skb, w);
 		rxe_comp_gap(qp, pkt->psn);
 	}
-	/* Push the retransmit timer out only when something new was acknowledged. */
+	/*
+	 * Push the retransmit timer out only when something new was acknowledged; a response that
+	 * acknowledged nothing new lets the timer wait one more interval (rxe_comp_timeout()).
+	 */
 	if (qp->state != IB_QPS_ERR && (acked != qp->acked_psn || !timer_pending(&qp->retry_timer)))
-		rxe_arm_retry(qp);
+		rxe_arm_retry(qp);	/* clears resp_seen */
+	qp->resp_seen = acked == qp->acked_psn;
 out:
 	kfree_skb(skb);
 }
 
-/* The retransmit timer expired with requests unacknowledged. */
+/*
+ * The retransmit timer expired with requests unacknowledged.
+ *
+ * If responses from the peer came in since the timer was armed, none new, the peer is alive and
+ * working through requests queued ahead of the one we wait for: the responses of a READ stream
+ * that a loss made useless, the READs after it, earlier re-issues. A re-issue now would only
+ * queue one more whole READ stream behind them (with 4 QPs of 1 MiB READs on a lossy wire each
+ * timeout added ~1000 packets and seven in a row failed the QP: bench/README). So the timeout is
+ * waited out instead, RXE_TIMEOUT_DEFERS times in a row at most (progress refills them): the
+ * requester still re-issues once the responses stop, and a peer that answers with nothing but
+ * old responses cannot hold the QP for longer than that. Stock 6.1 pushes its timer on every
+ * response it receives, without a bound.
+ */
 void rxe_comp_timeout(struct rxe_qp *qp)
 {
 	if (rxe_psn_diff(qp->req_psn, qp->acked_psn) <= 0 || qp->rnr_wait)
 		return;
+	if (qp->resp_seen && qp->defers_left > 0) {
+		qp->defers_left--;
+		rxe_counter_inc(qp->dev, RXE_CNT_TIMEOUTS_DEFERRED);
+		rxe_arm_retry(qp);
+		return;
+	}
 	if (!rxe_spend_retry(qp, RXE_CNT_RETRY_TIMEOUTS))
 		return;
 	rxe_loss_repairs_clear(qp);

@@ -196,6 +196,7 @@ static unsigned long rxe_retry_jiffies(struct rxe_qp *qp)
 
 void rxe_arm_retry(struct rxe_qp *qp)
 {
+	qp->resp_seen = false;
 	if (qp->attr.timeout && rxe_psn_diff(qp->req_psn, qp->acked_psn) > 0 && !qp->dying)
 		mod_timer(&qp->retry_timer, jiffies + rxe_retry_jiffies(qp));
 	else
@@ -549,6 +550,7 @@ static bool rxe_place(struct rxe_qp *qp, struct rxe_swqe *w, u32 outst)
 	qp->req_psn = rxe_psn_add(qp->req_psn, npkts);
 	qp->acked_psn = qp->sent_psn = qp->req_psn;
 	qp->retry_left = qp->attr.retry_cnt;
+	qp->defers_left = RXE_TIMEOUT_DEFERS;
 	rxe_loss_repairs_clear(qp);
 	rxe_counter_inc(qp->dev, RXE_CNT_LOOPBACK_PLACED);
 	rxe_complete_swqe(qp, w, IB_WC_SUCCESS);

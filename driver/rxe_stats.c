@@ -41,6 +41,7 @@ static const struct rdma_stat_desc rxe_counter_descs[RXE_NUM_COUNTERS] = {
 	[RXE_CNT_WINDOW_CUTS].name		= "window_cuts",
 	[RXE_CNT_ACKS_COALESCED].name		= "acks_coalesced",
 	[RXE_CNT_RX_BATCHES].name		= "rx_batches",
+	[RXE_CNT_TIMEOUTS_DEFERRED].name	= "timeouts_deferred",
 };
 
 struct rdma_hw_stats *rxe_alloc_hw_port_stats(struct ib_device *ib, u32 port)

@@ -1301,6 +1301,7 @@ int rxe_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask, struct 
 			rxe_qp_reset(qp);
 		if (new == IB_QPS_RTS && cur != IB_QPS_RTS) {
 			qp->retry_left = qp->attr.retry_cnt;
+			qp->defers_left = RXE_TIMEOUT_DEFERS;
 			qp->rnr_left = qp->attr.rnr_retry;
 			rxe_loss_repairs_clear(qp);
 		}

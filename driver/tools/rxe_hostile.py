@@ -28,6 +28,11 @@ UDP 4791 for what the victim answers; INFO is the victim.info file rxe_victim wr
                                  MIDDLE, a lone MIDDLE, a lone LAST (all to be dropped), an ONLY
                                  at a new PSN, a FIRST+LAST, then a message whose LAST comes
                                  before its MIDDLE (dropped); touch DIR/go. The victim judges.
+  stale SRC DST INFO DIR         against rxe_victim stale (timeout 67 ms, retry_cnt 2): touch
+                                 DIR/go; its first READ gets 0.6 s of ACKs of an old PSN (no
+                                 progress, 9 timeouts' worth), then its response; its second
+                                 READ gets 4 s of old ACKs only. Fail when the first READ was
+                                 re-issued at all, or the second other than twice
 Exit 0 when the victim answered as a safe responder must, 1 (with the step) when not.
 """
 import os
@@ -228,10 +233,44 @@ def uc(src, dst, info, d):
     touch(d, 'go')
 
 
+def stale(src, dst, info, d):
+    qpn, _, _, _, sq_psn = info
+    p = Peer(dst)
+    aeth = struct.pack('!I', 0x1f << 24)
+
+    def wait_read(psn):
+        end = time.monotonic() + 10
+        while not any(op == OP_READ_REQ and q == psn for op, q, _, _ in p.recv(0.005)):
+            if time.monotonic() > end:
+                fail(f"the victim's READ (PSN {psn}) did not arrive")
+
+    def old_acks(psn, secs, read_psn):
+        """ACKs of psn every 10 ms for secs; how many READ requests at read_psn came back."""
+        n, end = 0, time.monotonic() + secs
+        while time.monotonic() < end:
+            p.send(src, OP_ACK, qpn, psn, ext=aeth)
+            n += sum(1 for op, q, _, _ in p.recv(0.01) if op == OP_READ_REQ and q == read_psn)
+        return n
+
+    touch(d, 'go')
+    wait_read(sq_psn)
+    n = old_acks((sq_psn - 1) & 0xffffff, 0.6, sq_psn)
+    p.send(src, 0x10, qpn, sq_psn, ext=aeth, payload=b'R' * 1024)
+    print(f"READ 1: re-issued {n} times during 0.6 s of old ACKs, then answered")
+    if n:
+        fail(f"READ 1 was re-issued {n} times while the peer kept answering")
+    # READ 2 is posted once READ 1 completed: its request, then the re-issues
+    n = old_acks(sq_psn, 4, (sq_psn + 1) & 0xffffff)
+    print(f"READ 2: sent {n} times during 4 s of old ACKs")
+    if n != 3:
+        fail(f"READ 2 was sent {n} times, not once and then retry_cnt (2) times")
+
+
 def main():
-    if len(sys.argv) < 2 or sys.argv[1] not in ('write-first', 'spoof', 'window', 'read', 'uc'):
+    scenarios = ('write-first', 'spoof', 'window', 'read', 'uc', 'stale')
+    if len(sys.argv) < 2 or sys.argv[1] not in scenarios:
         sys.exit(__doc__)
-    n = {'write-first': 4, 'spoof': 5, 'window': 4, 'read': 4, 'uc': 4}[sys.argv[1]]
+    n = {'write-first': 4, 'spoof': 5, 'window': 4, 'read': 4, 'uc': 4, 'stale': 4}[sys.argv[1]]
     args = sys.argv[2:]
     if len(args) != n:
         print(__doc__, file=sys.stderr)
@@ -242,7 +281,7 @@ def main():
     with open(info_path) as f:
         info = [int(x) for x in f.read().split()]
     {'write-first': write_first, 'spoof': spoof, 'window': window, 'read': read,
-     'uc': uc}[sys.argv[1]](
+     'uc': uc, 'stale': stale}[sys.argv[1]](
         *args[:-2], info, args[-1])
 
 

@@ -15,6 +15,10 @@
  *           victim.info; after DIR/go, exactly two messages must have arrived, in the first
  *           two receives: 100 bytes of 'O', then 1024 of 'F' and 50 of 'L' (rxe_hostile.py uc:
  *           every message with a lost or reordered packet dropped), and the QP still in RTS
+ *   stale   local ACK timeout 14 (67 ms), retry_cnt 2: after DIR/go post a 1 KiB READ, which
+ *           must complete with 1024 'R' bytes (rxe_hostile.py stale answers it after 0.6 s of
+ *           old ACKs), post a second READ, which must fail with
+ *           RETRY_EXC_ERR (the peer answers it with old ACKs only); prints both times
  * Exit 0 when the mode behaved, 1 with a message when not, 2 on bad usage.
  */
 #include <arpa/inet.h>
@@ -90,18 +94,19 @@ int main(int argc, char **argv)
 	char path[4096], tmp[4096];
 	uint8_t *buf;
 	FILE *f;
-	int i, gidx, n, uc;
+	int i, gidx, n, uc, stale;
 
 	if (argc != 6 || inet_pton(AF_INET, argv[3], &peer) != 1) {
-		fprintf(stderr, "usage: rxe_victim DEVICE GID_INDEX PEER_IPV4 DIR dereg|spoof|state|uc\n");
+		fprintf(stderr, "usage: rxe_victim DEVICE GID_INDEX PEER_IPV4 DIR dereg|spoof|state|uc|stale\n");
 		return 2;
 	}
 	gidx = atoi(argv[2]);
 	dir = argv[4];
 	mode = argv[5];
 	if (strcmp(mode, "dereg") && strcmp(mode, "spoof") && strcmp(mode, "state") &&
-	    strcmp(mode, "uc")) {
-		fprintf(stderr, "rxe_victim: unknown mode %s (dereg, spoof, state or uc)\n", mode);
+	    strcmp(mode, "uc") && strcmp(mode, "stale")) {
+		fprintf(stderr, "rxe_victim: unknown mode %s (dereg, spoof, state, uc or stale)\n",
+			mode);
 		return 2;
 	}
 	list = ibv_get_device_list(&n);
@@ -116,6 +121,7 @@ int main(int argc, char **argv)
 		die("alloc_pd/create_cq");
 	init.send_cq = init.recv_cq = cq;
 	uc = !strcmp(mode, "uc");
+	stale = !strcmp(mode, "stale");
 	init.qp_type = uc ? IBV_QPT_UC : IBV_QPT_RC;
 	init.cap.max_send_wr = init.cap.max_recv_wr = 4;
 	init.cap.max_send_sge = init.cap.max_recv_sge = 1;
@@ -158,8 +164,8 @@ int main(int argc, char **argv)
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	a.sq_psn = SQ_PSN;
-	a.timeout = 20;		/* 4.3 s: the SEND of "spoof" stays outstanding during the test */
-	a.retry_cnt = 7;
+	a.timeout = stale ? 14 : 20;	/* 20: the SEND of "spoof" stays outstanding 4.3 s */
+	a.retry_cnt = stale ? 2 : 7;
 	a.rnr_retry = 7;
 	a.max_rd_atomic = 1;
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
@@ -232,6 +238,38 @@ int main(int argc, char **argv)
 			usleep(10000);
 		}
 		die("the peer's own ACK did not complete the SEND either: the test cannot tell");
+	}
+	if (stale) {
+		for (i = 1; i <= 2; i++) {
+			struct ibv_sge sge = { .addr = (uintptr_t)buf + 32768, .length = 1024,
+					       .lkey = mr->lkey };
+			struct ibv_send_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1,
+						  .opcode = IBV_WR_RDMA_READ,
+						  .send_flags = IBV_SEND_SIGNALED,
+						  .wr.rdma = { .remote_addr = 0x10000, .rkey = 0x42 } };
+			struct ibv_send_wr *bad;
+			double t0 = now(), end = t0 + 10;
+
+			if (ibv_post_send(qp, &wr, &bad))
+				die("post_send READ %d", i);
+			while ((n = ibv_poll_cq(cq, 1, &wc)) == 0 && now() < end)
+				usleep(1000);
+			if (n <= 0)
+				die("READ %d did not complete within 10 s", i);
+			if (wc.wr_id != (uint64_t)i ||
+			    wc.status != (i == 1 ? IBV_WC_SUCCESS : IBV_WC_RETRY_EXC_ERR))
+				die("READ %d: wr_id %llu completed with %s", i,
+				    (unsigned long long)wc.wr_id, ibv_wc_status_str(wc.status));
+			if (i == 1) {
+				for (n = 0; n < 1024; n++)
+					if (buf[32768 + n] != 'R')
+						die("READ 1: byte %d is 0x%02x, wanted 'R'", n,
+						    buf[32768 + n]);
+			}
+			printf("READ %d: %s after %.3f s\n", i, ibv_wc_status_str(wc.status),
+			       now() - t0);
+		}
+		return 0;
 	}
 	if (uc) {
 		static const struct { uint32_t len; char c1; uint32_t n1; char c2; } want[2] = {

@@ -95,6 +95,25 @@ attack() {
 	[[ "$VICTIM_OUT" == "spoofed ACK/NAK ignored; the peer's ACK completed the SEND" ]]
 }
 
+# A peer still answering, with nothing new, is waited for: its READ response may be queued behind
+# a stream the requester's retries would only lengthen. 16 timeouts in a row at most, then the
+# retries run as before (67 ms each here), so old answers cannot hold a QP forever.
+@test "old ACKs from the peer: a READ waits (no re-issue) and completes; with no answer, 16 waits then retry_cnt re-issues and RETRY_EXC_ERR" {
+	local s0 s1 def tmo exc t2
+	s0=$(rdma -j statistic show link rxe1/1 | jq -c '.[0]')
+	attack stale stale "$PEER" "$SELF"
+	s1=$(rdma -j statistic show link rxe1/1 | jq -c '.[0]')
+	def=$(counter_delta "$s0" "$s1" timeouts_deferred)
+	tmo=$(counter_delta "$s0" "$s1" retry_timeouts)
+	exc=$(counter_delta "$s0" "$s1" retry_exceeded_err)
+	echo "# $VICTIM_OUT; timeouts_deferred +$def, retry_timeouts +$tmo, retry_exceeded_err +$exc" >&3
+	[[ "$VICTIM_OUT" == *"READ 1: success after "* ]]
+	t2=$(sed -n 's/^READ 2: transport retry counter exceeded after \([0-9.]*\) s$/\1/p' <<< "$VICTIM_OUT")
+	# 16 waits and 3 timeouts of 67 ms: ~1.3 s; at once (0.2 s) before; 3 s if unbounded
+	awk -v t="$t2" 'BEGIN { exit !(t >= 1.0 && t < 2.8) }'
+	[ "$def" -ge 17 ] && [ "$def" -le 30 ] && [ "$tmo" -eq 2 ] && [ "$exc" -eq 1 ]
+}
+
 @test "old-PSN READs: only the recorded one is replayed; rkey guessing ends at the first bad rkey" {
 	attack state read "$PEER" "$SELF"
 	[ "$VICTIM_OUT" = "state ERR" ]
