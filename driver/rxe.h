@@ -96,6 +96,7 @@ enum rxe_counter {
 	RXE_CNT_ACKS_COALESCED,		/* ACK requests answered by a later ACK of the same run */
 	RXE_CNT_RX_BATCHES,		/* wire receive batches that ran a user QP (rxe_qp_rx_batch()) */
 	RXE_CNT_TIMEOUTS_DEFERRED,	/* retransmit timeouts waited out: the peer was still responding */
+	RXE_CNT_RESUMED_MID_MSG,	/* go-back-N resumed a SEND/WRITE inside it (rxe_resume_at()) */
 	RXE_NUM_COUNTERS
 };
 
@@ -745,6 +746,7 @@ void rxe_comp_timeout(struct rxe_qp *qp);
 void rxe_window_reset(struct rxe_qp *qp);
 bool rxe_comp_peer_took_all(struct rxe_qp *qp);
 void rxe_rewind(struct rxe_qp *qp);
+bool rxe_resume_at(struct rxe_qp *qp, u32 psn);
 void rxe_arm_retry(struct rxe_qp *qp);
 bool rxe_is_rd_atomic(u32 opcode);
 bool rxe_wr_opcode_ok(struct rxe_qp *qp, u32 opcode);

@@ -61,10 +61,11 @@ static void rxe_window_cut(struct rxe_qp *qp, bool timeout)
  * @psn + 1 but never past a READ or atomic still waiting for its responses: a later PSN
  * does not acknowledge a response that never arrived.
  *
- * After a rewind (timeout, NAK) req_psn is back at the oldest WQE while the responder may
- * have taken packets up to sent_psn: its ACK of a resent duplicate names its newest PSN, past
- * req_psn. That ACK counts: the WQEs it covers complete and the requester skips the rest of
- * them. (Dropping it, as this driver did, deadlocked a QP whose window had shrunk to fewer
+ * After a rewind (timeout, NAK) req_psn is back at acked_psn (or at the oldest WQE's start)
+ * while the responder may have taken packets up to sent_psn: its ACK of a resent duplicate
+ * names its newest PSN, past req_psn. That ACK counts: the WQEs it covers complete, the
+ * requester skips the rest of them and, inside a SEND or WRITE, the packets up to it
+ * (rxe_resume_at()). (Dropping it, as this driver did, deadlocked a QP whose window had shrunk to fewer
  * PSNs than the responder was ahead: the resends never reached a PSN the responder lacked.)
  */
 static void rxe_ack_upto(struct rxe_qp *qp, u32 psn)
@@ -93,8 +94,13 @@ static void rxe_ack_upto(struct rxe_qp *qp, u32 psn)
 		}
 		rxe_complete_swqe(qp, w, IB_WC_SUCCESS);
 	}
-	/* into a WQE being resent: acknowledged up to where its resend starts */
-	if (rxe_psn_diff(limit, qp->req_psn) > 0 && rxe_psn_diff(limit, qp->sent_psn) <= 0)
+	/*
+	 * Into the WQE being resent: the responder is further on in it than the resend, so the
+	 * resend skips ahead to @limit (rxe_resume_at()); when it cannot, acknowledged up to where
+	 * its resend is.
+	 */
+	if (rxe_psn_diff(limit, qp->req_psn) > 0 && rxe_psn_diff(limit, qp->sent_psn) <= 0 &&
+	    (qp->req_idx != qp->sq.index || !rxe_resume_at(qp, limit)))
 		limit = qp->req_psn;
 	if (rxe_psn_diff(limit, qp->acked_psn) > 0 && rxe_psn_diff(limit, qp->req_psn) <= 0) {
 		rxe_window_grow(qp, rxe_psn_diff(limit, qp->acked_psn));

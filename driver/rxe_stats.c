@@ -42,6 +42,7 @@ static const struct rdma_stat_desc rxe_counter_descs[RXE_NUM_COUNTERS] = {
 	[RXE_CNT_ACKS_COALESCED].name		= "acks_coalesced",
 	[RXE_CNT_RX_BATCHES].name		= "rx_batches",
 	[RXE_CNT_TIMEOUTS_DEFERRED].name	= "timeouts_deferred",
+	[RXE_CNT_RESUMED_MID_MSG].name		= "resumed_mid_msg",
 };
 
 struct rdma_hw_stats *rxe_alloc_hw_port_stats(struct ib_device *ib, u32 port)

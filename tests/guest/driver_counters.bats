@@ -26,7 +26,7 @@ teardown_file() {
 		completer_retry_err send_err link_downed rdma_sends rdma_recvs \
 		loopback_pkts retry_timeouts rcvd_dropped worker_runs inline_runs loopback_inline \
 		run_handoffs gap_retries route_lookups rcvd_paged loopback_placed loopback_fallback sent_paged softirq_runs window_cuts \
-		seq_naks_ignored acks_coalesced rx_batches timeouts_deferred; do
+		seq_naks_ignored acks_coalesced rx_batches timeouts_deferred resumed_mid_msg; do
 		jq -e --arg n "$n" 'has($n) and (.[$n] | type == "number")' <<<"$s" >/dev/null ||
 			{ echo "no counter $n in: $s"; return 1; }
 	done
