@@ -205,11 +205,12 @@ void rxe_arm_retry(struct rxe_qp *qp)
 
 /* Start again from the oldest WQE not yet completed; the PSNs come out the same. */
 /*
- * Go-back-N resumes the oldest WQE, a SEND or WRITE already (partly) sent, at @psn inside it:
- * its next packet is the one at @psn (a MIDDLE or LAST past its first), built from the payload
+ * Go-back-N resumes the oldest WQE, a SEND or WRITE already (partly) sent, at @psn inside it,
+ * past its first packet: its next packet is the MIDDLE or LAST at @psn, built from the payload
  * at that offset. The responder has taken every packet before @psn (it acknowledged them) and
- * is mid-message there. False when @psn is not inside such a WQE (the caller then sends it
- * anew).
+ * is mid-message there. False when @psn is not inside such a WQE past its first packet: the
+ * caller then sends it anew, from the top (a loopback WQE may then be placed, e.g. after an
+ * RNR NAK).
  * Resending a 1 MiB message from its start for a loss in its middle, as this driver did, sent
  * ~1000 duplicates a loss; on a wire losing 2 % that took longer than the retransmit timeout
  * every time and the QP ran out of retries (sendq4: 4.2 M duplicates for 0.4 M packets).
@@ -226,7 +227,7 @@ bool rxe_resume_at(struct rxe_qp *qp, u32 psn)
 	    rxe_is_rd_atomic(w->opcode) || rxe_is_local_op(w->opcode))
 		return false;
 	k = rxe_psn_diff(psn, w->first_psn);
-	if ((int)k < 0 || rxe_psn_diff(psn, w->last_psn) > 0 ||
+	if ((int)k <= 0 || rxe_psn_diff(psn, w->last_psn) > 0 ||
 	    rxe_psn_diff(w->last_psn, w->first_psn) + 1 != rxe_npkts(qp, w) ||
 	    (u64)k * qp->mtu >= w->length)
 		return false;
@@ -246,8 +247,7 @@ bool rxe_resume_at(struct rxe_qp *qp, u32 psn)
 	w->state = RXE_WQE_SENDING;
 	qp->req_psn = psn;
 	qp->req_idx = qp->sq.index;
-	if (k)
-		rxe_counter_inc(qp->dev, RXE_CNT_RESUMED_MID_MSG);
+	rxe_counter_inc(qp->dev, RXE_CNT_RESUMED_MID_MSG);
 	return true;
 }
 
