@@ -65,8 +65,9 @@ static void rxe_window_cut(struct rxe_qp *qp, bool timeout)
  * while the responder may have taken packets up to sent_psn: its ACK of a resent duplicate
  * names its newest PSN, past req_psn. That ACK counts: the WQEs it covers complete, the
  * requester skips the rest of them and, inside a SEND or WRITE, the packets up to it
- * (rxe_resume_at()). (Dropping it, as this driver did, deadlocked a QP whose window had shrunk to fewer
- * PSNs than the responder was ahead: the resends never reached a PSN the responder lacked.)
+ * (rxe_resume_at()). (Dropping it, as this driver did, deadlocked a QP whose window had
+ * shrunk to fewer PSNs than the responder was ahead: the resends never reached a PSN the
+ * responder lacked.)
  */
 static void rxe_ack_upto(struct rxe_qp *qp, u32 psn)
 {
