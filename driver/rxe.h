@@ -555,6 +555,16 @@ static inline void rxe_loss_repairs_clear(struct rxe_qp *qp)
 	qp->seq_nak_rewound = false;
 }
 
+/*
+ * Progress (an acknowledgement, a placement, the move to RTS): the retries and the timeouts it
+ * may wait out start over (rxe_comp.c). A timeout's rewind does not refill them.
+ */
+static inline void rxe_retries_refill(struct rxe_qp *qp)
+{
+	qp->retry_left = qp->attr.retry_cnt;
+	qp->defers_left = RXE_TIMEOUT_DEFERS;
+}
+
 /* Datagram QPs (UD, and the GSI QP): one packet per message, an AH per WQE. */
 static inline bool rxe_qp_is_ud(const struct rxe_qp *qp)
 {

@@ -106,8 +106,7 @@ static void rxe_ack_upto(struct rxe_qp *qp, u32 psn)
 	if (rxe_psn_diff(limit, qp->acked_psn) > 0 && rxe_psn_diff(limit, qp->req_psn) <= 0) {
 		rxe_window_grow(qp, rxe_psn_diff(limit, qp->acked_psn));
 		qp->acked_psn = limit;
-		qp->retry_left = qp->attr.retry_cnt;
-		qp->defers_left = RXE_TIMEOUT_DEFERS;
+		rxe_retries_refill(qp);
 		rxe_loss_repairs_clear(qp);
 	}
 }

@@ -203,7 +203,6 @@ void rxe_arm_retry(struct rxe_qp *qp)
 		rxe_timer_stop(&qp->retry_timer);
 }
 
-/* Start again from the oldest WQE not yet completed; the PSNs come out the same. */
 /*
  * Go-back-N resumes the oldest WQE, a SEND or WRITE already (partly) sent, at @psn inside it,
  * past its first packet: its next packet is the MIDDLE or LAST at @psn, built from the payload
@@ -604,8 +603,7 @@ static bool rxe_place(struct rxe_qp *qp, struct rxe_swqe *w, u32 outst)
 	w->state = RXE_WQE_SENT;
 	qp->req_psn = rxe_psn_add(qp->req_psn, npkts);
 	qp->acked_psn = qp->sent_psn = qp->req_psn;
-	qp->retry_left = qp->attr.retry_cnt;
-	qp->defers_left = RXE_TIMEOUT_DEFERS;
+	rxe_retries_refill(qp);
 	rxe_loss_repairs_clear(qp);
 	rxe_counter_inc(qp->dev, RXE_CNT_LOOPBACK_PLACED);
 	rxe_complete_swqe(qp, w, IB_WC_SUCCESS);

@@ -1300,8 +1300,7 @@ int rxe_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask, struct 
 		if (new == IB_QPS_RESET)
 			rxe_qp_reset(qp);
 		if (new == IB_QPS_RTS && cur != IB_QPS_RTS) {
-			qp->retry_left = qp->attr.retry_cnt;
-			qp->defers_left = RXE_TIMEOUT_DEFERS;
+			rxe_retries_refill(qp);
 			qp->rnr_left = qp->attr.rnr_retry;
 			rxe_loss_repairs_clear(qp);
 		}
