@@ -394,14 +394,28 @@ static u8 rxe_req_opcode(struct rxe_qp *qp, struct rxe_swqe *w, bool first, bool
 /*
  * A user RC QP's packets to another host carry their payload in the MR's pages (page fragments
  * the skb references), not in a copy: the ICRC is computed over the pages as the packet goes out,
- * and the NIC (or the stack, for one without scatter/gather) reads them from there. Only RC:
- * its WQE completes when the peer acknowledges the bytes, so they are not the user's to change
- * before they are sent (UC and UD complete at the send). tx_paged=0 copies as before.
+ * and the NIC reads them from there. Only RC: its WQE completes when the peer acknowledges the
+ * bytes, so they are not the user's to change before they are sent (UC and UD complete at the
+ * send). Only on a netdev with scatter/gather (NETIF_F_SG) and, for IPv6, checksum offload: for
+ * one without, the stack would linearize every such packet (validate_xmit_skb(), or
+ * skb_checksum_help() for the shared fragments of an IPv6 packet: a second allocation, zeroed,
+ * and a copy of the fragments), which costs more than the copy it saves. tx_paged=0 copies
+ * always.
  */
 static bool rxe_tx_paged = true;
 module_param_named(tx_paged, rxe_tx_paged, bool, 0644);
 MODULE_PARM_DESC(tx_paged,
-		 "send user RC payloads from the MR's pages, no copy (default: on)");
+		 "send user RC payloads from the MR's pages, no copy, where the netdev has scatter/gather (default: on)");
+
+/* Would @ndev send a paged packet to @av as it is, without a linear copy of its own? */
+static bool rxe_ndev_takes_pages(const struct net_device *ndev, const struct rxe_addr *av)
+{
+	netdev_features_t f = READ_ONCE(ndev->features);
+
+	if (!(f & NETIF_F_SG))
+		return false;
+	return av->family != AF_INET6 || (f & (NETIF_F_HW_CSUM | NETIF_F_IPV6_CSUM));
+}
 
 /* @w's next @paylen bytes as page fragments of a new packet, or NULL: then copy them. */
 static struct sk_buff *rxe_send_paged(struct rxe_qp *qp, struct rxe_swqe *w,
@@ -411,7 +425,8 @@ static struct sk_buff *rxe_send_paged(struct rxe_qp *qp, struct rxe_swqe *w,
 	struct sk_buff *skb;
 
 	if (!READ_ONCE(rxe_tx_paged) || !paylen || w->inl || !qp->user ||
-	    qp->ib.qp_type != IB_QPT_RC || rxe_qp_dest_local(qp))
+	    qp->ib.qp_type != IB_QPT_RC || !rxe_ndev_takes_pages(qp->dev->ndev, av) ||
+	    rxe_qp_dest_local(qp))
 		return NULL;
 	skb = rxe_pkt_alloc_paged(qp->dev, av, opcode, paylen);
 	if (!skb)

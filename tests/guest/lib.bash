@@ -80,19 +80,21 @@ teardown_bundled_rxe0() {
 
 # rxe0_counters: all counters of rxe0 port 1 as one JSON object (driver_counters, driver_place);
 # counter_delta BEFORE AFTER NAME: how much NAME moved between two of them.
+# rxe0_counters [DEV]: DEV's (default rxe0) port counters, one JSON object.
 rxe0_counters() {
-	rdma -j statistic show link rxe0/1 | jq -c '.[0]'
+	rdma -j statistic show link "${1:-rxe0}/1" | jq -c '.[0]'
 }
 
 counter_delta() {
 	echo $(( $(jq -r --arg n "$3" '.[$n]' <<<"$2") - $(jq -r --arg n "$3" '.[$n]' <<<"$1") ))
 }
 
-# gid_index [DEV]: the GID index of the RoCE v2 GID for this guest's IPv4 address ($VM_SELF_IP)
-# on DEV (default rxe0). The table has 1024 slots; the address GIDs come first.
+# gid_index [DEV [ADDR]]: the GID index of the RoCE v2 GID for the IPv4 address ADDR (default
+# this guest's, $VM_SELF_IP) on DEV (default rxe0). The table has 1024 slots; the address GIDs
+# come first.
 gid_index() {
-	local dev=${1:-rxe0} want i
-	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${VM_SELF_IP//./ })
+	local dev=${1:-rxe0} addr=${2:-$VM_SELF_IP} want i
+	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${addr//./ })
 	for i in $(seq 0 15); do
 		[ "$(cat "/sys/class/infiniband/$dev/ports/1/gids/$i")" = "$want" ] && { echo "$i"; return; }
 	done

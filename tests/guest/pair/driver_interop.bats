@@ -9,10 +9,24 @@
 bats_require_minimum_version 1.5.0
 load ../lib
 
+# The bed's eth0 (qemu's virtio-net on a dgram backend: no checksum offload) has no
+# scatter/gather; a VXLAN device over it between the guests, vx0, has. rxe1 on vx0 at both ends.
+# vx_addr self|peer: this guest's or the other guest's address on vx0
+vx_addr() {
+	case $1-$VM_ROLE in
+	self-a | peer-b) echo 198.51.100.1 ;;
+	*) echo 198.51.100.2 ;;
+	esac
+}
+
 setup_file() {
 	[ -n "${VM_ROLE:-}" ] || skip "not in a pair of test bed guests"
 	load_bundled_a_stock_b
 	rdma link add rxe0 type rxe netdev eth0
+	ip link add vx0 type vxlan id 42 remote "$VM_PEER_IP" local "$VM_SELF_IP" dstport 4789 dev eth0
+	ip addr add "$(vx_addr self)/24" dev vx0
+	ip link set vx0 up
+	rdma link add rxe1 type rxe netdev vx0
 	barrier loaded
 }
 
@@ -22,6 +36,8 @@ teardown() {
 
 teardown_file() {
 	rdma link del rxe0 2>/dev/null || true
+	rdma link del rxe1 2>/dev/null || true
+	ip link del vx0 2>/dev/null || true
 	rmmod rdma_rxe 2>/dev/null || true
 }
 
@@ -45,34 +61,53 @@ teardown_file() {
 	[ "$output" = "$want" ]
 }
 
-# The bundled side sends a user RC QP's payload from the MR's pages (tx_paged) and handles the
-# packets from the wire in the receiving softirq (rx_softirq): stock rxe checks its ICRC and the
-# data are checked (-c), with page fragments (sent_paged) and with copies, in the softirq
-# (softirq_runs) and in the QP's work item (worker_runs).
-@test "ibv_rc_pingpong with 64 KiB checked messages: bundled client, stock server" {
+# The bundled side sends a user RC QP's payload from the MR's pages (tx_paged) where the netdev
+# has scatter/gather, and copies it where it has not (the stack would linearize the pages), and
+# handles the packets from the wire in the receiving softirq (rx_softirq): stock rxe checks its
+# ICRC and the data are checked (-c), with copies (eth0) and with page fragments (vx0:
+# sent_paged), in the softirq (softirq_runs) and in the QP's work item (worker_runs).
+@test "ibv_rc_pingpong with 64 KiB checked messages: bundled client, stock server; eth0 has no scatter/gather, so the payloads are copies" {
 	local c0 c1
+	run -0 ethtool -k eth0
+	[[ "$output" == *"scatter-gather: off"* ]]
 	[ "$VM_ROLE" = b ] || c0=$(rxe0_counters)
 	between rc1 b ibv_rc_pingpong -d rxe0 -g "$(gid_index)" -n 20 -s 65536 -c
 	[ "$VM_ROLE" = a ] || return 0
 	c1=$(rxe0_counters)
 	echo "# a: sent_paged +$(counter_delta "$c0" "$c1" sent_paged) sent_pkts +$(counter_delta "$c0" "$c1" sent_pkts) rcvd_pkts +$(counter_delta "$c0" "$c1" rcvd_pkts) softirq_runs +$(counter_delta "$c0" "$c1" softirq_runs) worker_runs +$(counter_delta "$c0" "$c1" worker_runs)" >&3
-	# 20 messages of 64 packets (ibv_rc_pingpong's path MTU is 1024) sent by each side
-	[ "$(counter_delta "$c0" "$c1" sent_paged)" -ge 1280 ]
+	# 20 messages of 64 packets (ibv_rc_pingpong's path MTU is 1024) sent by each side, copied
+	[ "$(counter_delta "$c0" "$c1" sent_pkts)" -ge 1280 ]
+	[ "$(counter_delta "$c0" "$c1" sent_paged)" = 0 ]
 	# and as many received from b, each taken by a softirq run or by one that ran (holder)
 	[ "$(counter_delta "$c0" "$c1" rcvd_pkts)" -ge 1280 ]
 	[ "$(counter_delta "$c0" "$c1" softirq_runs)" -gt 0 ]
 }
 
-@test "with tx_paged=0 and rx_softirq=0 the bundled driver copies the payloads and takes the wire in its worker (ibv_rc_pingpong, 64 KiB checked)" {
+@test "ibv_rc_pingpong with 64 KiB checked messages over a VXLAN device (scatter/gather): the bundled client sends from the MR's pages" {
+	local c0 c1
+	run -0 ethtool -k vx0
+	[[ "$output" == *"scatter-gather: on"* ]]
+	[ "$VM_ROLE" = b ] || c0=$(rxe0_counters rxe1)
+	PEER_ADDR=$(vx_addr peer) between rcvx b ibv_rc_pingpong -d rxe1 \
+		-g "$(gid_index rxe1 "$(vx_addr self)")" -n 20 -s 65536 -c
+	[ "$VM_ROLE" = a ] || return 0
+	c1=$(rxe0_counters rxe1)
+	echo "# a: sent_paged +$(counter_delta "$c0" "$c1" sent_paged) sent_pkts +$(counter_delta "$c0" "$c1" sent_pkts) rcvd_pkts +$(counter_delta "$c0" "$c1" rcvd_pkts)" >&3
+	[ "$(counter_delta "$c0" "$c1" sent_paged)" -ge 1280 ]
+	[ "$(counter_delta "$c0" "$c1" rcvd_pkts)" -ge 1280 ]
+}
+
+@test "with tx_paged=0 and rx_softirq=0 the bundled driver copies the payloads and takes the wire in its worker (ibv_rc_pingpong over vx0, 64 KiB checked)" {
 	local c0 c1
 	if [ "$VM_ROLE" = a ]; then
 		echo 0 > /sys/module/rdma_rxe/parameters/tx_paged
 		echo 0 > /sys/module/rdma_rxe/parameters/rx_softirq
-		c0=$(rxe0_counters)
+		c0=$(rxe0_counters rxe1)
 	fi
-	between rcc b ibv_rc_pingpong -d rxe0 -g "$(gid_index)" -n 20 -s 65536 -c
+	PEER_ADDR=$(vx_addr peer) between rcc b ibv_rc_pingpong -d rxe1 \
+		-g "$(gid_index rxe1 "$(vx_addr self)")" -n 20 -s 65536 -c
 	[ "$VM_ROLE" = a ] || return 0
-	c1=$(rxe0_counters)
+	c1=$(rxe0_counters rxe1)
 	echo 1 > /sys/module/rdma_rxe/parameters/tx_paged
 	echo 1 > /sys/module/rdma_rxe/parameters/rx_softirq
 	echo "# a: sent_paged +$(counter_delta "$c0" "$c1" sent_paged) sent_pkts +$(counter_delta "$c0" "$c1" sent_pkts) softirq_runs +$(counter_delta "$c0" "$c1" softirq_runs) worker_runs +$(counter_delta "$c0" "$c1" worker_runs)" >&3
