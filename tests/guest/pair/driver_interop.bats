@@ -97,6 +97,23 @@ teardown_file() {
 	[ "$(counter_delta "$c0" "$c1" rcvd_pkts)" -ge 1280 ]
 }
 
+@test "ibv_rc_pingpong over vx0's IPv6 link-local GIDs (checksum offload): the bundled client sends from the MR's pages, stock checks the UDP checksum (64 KiB checked)" {
+	local c0 c1 _
+	run -0 ethtool -k vx0
+	[[ "$output" == *"tx-checksumming: on"* ]]
+	for _ in $(seq 40); do	# the link-local address comes after DAD
+		[[ "$(cat /sys/class/infiniband/rxe1/ports/1/gids/0)" == fe80:* ]] && break
+		sleep 0.5
+	done
+	[[ "$(cat /sys/class/infiniband/rxe1/ports/1/gids/0)" == fe80:* ]]
+	[ "$VM_ROLE" = b ] || c0=$(rxe0_counters rxe1)
+	PEER_ADDR=$(vx_addr peer) between v6vx b ibv_rc_pingpong -d rxe1 -g 0 -n 20 -s 65536 -c
+	[ "$VM_ROLE" = a ] || return 0
+	c1=$(rxe0_counters rxe1)
+	echo "# a: sent_paged +$(counter_delta "$c0" "$c1" sent_paged) sent_pkts +$(counter_delta "$c0" "$c1" sent_pkts)" >&3
+	[ "$(counter_delta "$c0" "$c1" sent_paged)" -ge 1280 ]
+}
+
 @test "with tx_paged=0 and rx_softirq=0 the bundled driver copies the payloads and takes the wire in its worker (ibv_rc_pingpong over vx0, 64 KiB checked)" {
 	local c0 c1
 	if [ "$VM_ROLE" = a ]; then
