@@ -405,7 +405,7 @@ static u8 rxe_req_opcode(struct rxe_qp *qp, struct rxe_swqe *w, bool first, bool
 static bool rxe_tx_paged = true;
 module_param_named(tx_paged, rxe_tx_paged, bool, 0644);
 MODULE_PARM_DESC(tx_paged,
-		 "send user RC payloads from the MR's pages, no copy, where the netdev has scatter/gather (default: on)");
+		 "send user RC payloads from the MR's pages where the netdev has scatter/gather (default: on)");
 
 /* Would @ndev send a paged packet to @av as it is, without a linear copy of its own? */
 static bool rxe_ndev_takes_pages(const struct net_device *ndev, const struct rxe_addr *av)

@@ -78,9 +78,9 @@ teardown_bundled_rxe0() {
 	rmmod rdma_rxe 2>/dev/null || true
 }
 
-# rxe0_counters: all counters of rxe0 port 1 as one JSON object (driver_counters, driver_place);
-# counter_delta BEFORE AFTER NAME: how much NAME moved between two of them.
-# rxe0_counters [DEV]: DEV's (default rxe0) port counters, one JSON object.
+# rxe0_counters [DEV]: all counters of DEV's (default rxe0) port 1 as one JSON object
+# (driver_counters, driver_place); counter_delta BEFORE AFTER NAME: how much NAME moved between
+# two of them.
 rxe0_counters() {
 	rdma -j statistic show link "${1:-rxe0}/1" | jq -c '.[0]'
 }
