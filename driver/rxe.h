@@ -212,6 +212,7 @@ static inline void rxe_queue_consume(struct rxe_queue *q)
 	smp_store_release(&q->buf->consumer_index, q->index);
 }
 
+/* rxe_queue.c */
 int rxe_queue_init(struct rxe_dev *dev, struct rxe_queue *q, u32 nelem, size_t elem,
 		   struct ib_udata *udata, struct mminfo *mi);
 void rxe_queue_free(struct rxe_queue *q);
@@ -423,7 +424,7 @@ struct rxe_resp_res {
 	u64			orig;		/* atomic: the value returned */
 };
 
-/* enum rxe_run: where a QP's work runs (rxe_verbs.c explains the execution model) */
+/* enum rxe_run: where a QP's work runs (rxe_qp.c explains the execution model) */
 enum rxe_run {
 	RXE_RUN_WORKER,		/* the QP's work item on rxe_wq */
 	RXE_RUN_CALLER,		/* a user QP's doorbell, in the poster's system call */
@@ -723,18 +724,40 @@ int rxe_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr, enum ib_srq_a
 		   struct ib_udata *udata);
 int rxe_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
 int rxe_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
-int rxe_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
-		      const struct ib_recv_wr **bad);
 int rxe_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init, struct ib_udata *udata);
 int rxe_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask, struct ib_udata *udata);
 int rxe_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		 struct ib_qp_init_attr *init);
 int rxe_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int rxe_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+		      const struct ib_recv_wr **bad);
 int rxe_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr, const struct ib_send_wr **bad);
 int rxe_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr, const struct ib_recv_wr **bad);
+
+/* rxe_cq.c */
+int rxe_cq_create(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr, struct ib_udata *udata);
+int rxe_cq_destroy(struct ib_cq *ibcq, struct ib_udata *udata);
+int rxe_cq_resize(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+int rxe_cq_poll(struct ib_cq *ibcq, int n, struct ib_wc *wc);
+int rxe_cq_req_notify(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 void rxe_cq_post(struct rxe_cq *cq, const struct ib_uverbs_wc *wc, struct rxe_qp *qp,
 		 bool solicited);
 void rxe_cq_deliver(struct rxe_cq *cq);
+
+/* rxe_srq.c */
+int rxe_srq_create(struct ib_srq *ibsrq, struct ib_srq_init_attr *init, struct ib_udata *udata);
+int rxe_srq_modify(struct ib_srq *ibsrq, struct ib_srq_attr *attr, enum ib_srq_attr_mask mask,
+		   struct ib_udata *udata);
+int rxe_srq_query(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int rxe_srq_destroy(struct ib_srq *ibsrq, struct ib_udata *udata);
+int rxe_fetch_rwqe(struct rxe_qp *qp, struct rxe_rwqe *rw);
+
+/* rxe_qp.c: the execution model (where a QP's work runs) and the QP's lifecycle */
+int rxe_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init, struct ib_udata *udata);
+int rxe_qp_modify(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask, struct ib_udata *udata);
+int rxe_qp_query(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		 struct ib_qp_init_attr *init);
+int rxe_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata);
 void rxe_qp_error(struct rxe_qp *qp);
 void rxe_qp_kick(struct rxe_qp *qp);
 void rxe_qp_again(struct rxe_qp *qp);
@@ -746,25 +769,28 @@ void rxe_qp_want(struct rxe_qp *qp);
 bool rxe_qp_trylock_peer(struct rxe_qp *qp);
 void rxe_qp_unlock_peer(struct rxe_qp *qp);
 void rxe_qp_work(struct work_struct *work);
-int rxe_fetch_rwqe(struct rxe_qp *qp, struct rxe_rwqe *rw);
 
-/* rxe_req.c / rxe_comp.c / rxe_resp.c: all called with qp->lock held by a run of the QP */
+/* rxe_req.c: the requester; called with qp->lock held by a run of the QP */
 void rxe_requester(struct rxe_qp *qp);
 void rxe_complete_swqe(struct rxe_qp *qp, struct rxe_swqe *w, enum ib_wc_status status);
-void rxe_completer(struct rxe_qp *qp, struct sk_buff *skb);
-void rxe_comp_timeout(struct rxe_qp *qp);
-void rxe_window_reset(struct rxe_qp *qp);
-bool rxe_comp_peer_took_all(struct rxe_qp *qp);
 void rxe_rewind(struct rxe_qp *qp);
 bool rxe_resume_at(struct rxe_qp *qp, u32 psn);
 void rxe_arm_retry(struct rxe_qp *qp);
 bool rxe_is_rd_atomic(u32 opcode);
 bool rxe_wr_opcode_ok(struct rxe_qp *qp, u32 opcode);
+bool rxe_flush(struct rxe_qp *qp);
+
+/* rxe_comp.c: the completer; called with qp->lock held by a run of the QP */
+void rxe_completer(struct rxe_qp *qp, struct sk_buff *skb);
+void rxe_comp_timeout(struct rxe_qp *qp);
+void rxe_window_reset(struct rxe_qp *qp);
+bool rxe_comp_peer_took_all(struct rxe_qp *qp);
+
+/* rxe_resp.c: the responder; called with qp->lock held by a run of the QP */
 void rxe_responder(struct rxe_qp *qp, struct sk_buff *skb);
 void rxe_resp_reset(struct rxe_qp *qp);
 void rxe_read_continue(struct rxe_qp *qp);
 void rxe_resp_ack_flush(struct rxe_qp *qp);
 int rxe_resp_place(struct rxe_qp *qp, struct rxe_qp *req, const struct rxe_swqe *w, u32 npkts);
-bool rxe_flush(struct rxe_qp *qp);
 
 #endif /* RXE_H */
