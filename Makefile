@@ -105,6 +105,11 @@ fuzz: $(FUZZ_BINS)
 driver:
 	tests/vm/kernel-row build $(KVER)
 
+# test-progs: the driver's verbs test programs (tests/driver/, against libibverbs) into
+# tests/driver/build/; the guest tests build theirs with the same Makefile (lib.bash: test_prog).
+test-progs:
+	$(MAKE) -C tests/driver
+
 deps:
 	./scripts/setup-deps
 
@@ -202,7 +207,8 @@ dist:
 clean:
 	rm -f rxectl cli/*.o cli/*.d cli/version.h cli/version.h.tmp.* tests/unit/*.d $(UNIT_BINS) $(FUZZ_BINS)
 	-$(MAKE) -C driver clean KVER=$(KVER) >/dev/null 2>&1
+	-$(MAKE) -C tests/driver clean >/dev/null 2>&1
 
-.PHONY: all unit fuzz driver deps check check-host check-install check-kernels install uninstall dist deb clean FORCE
+.PHONY: all unit fuzz driver test-progs deps check check-host check-install check-kernels install uninstall dist deb clean FORCE
 
 -include $(CLI_SRCS:.c=.d)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
-# Data and error semantics of the bundled rdma_rxe, checked byte by byte by driver/tools/rxe_verify
+# Data and error semantics of the bundled rdma_rxe, checked byte by byte by tests/driver/rxe_verify
 # (two RC QPs on one device, looped back); then a clean kernel log.
 #   tests/vm/vm-run -- bats tests/guest/driver_data.bats
 

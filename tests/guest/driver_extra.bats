@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
 # The verbs of the bundled rdma_rxe beyond the RC basics (issue 11), over loopback in one guest:
-# IB_EVENT_QP_LAST_WQE_REACHED for QPs on an SRQ (driver/tools/rxe_extra, and nvmet-rdma with
+# IB_EVENT_QP_LAST_WQE_REACHED for QPs on an SRQ (tests/driver/rxe_extra, and nvmet-rdma with
 # use_srq=1 carrying NVMe I/O), ibv_resize_cq, SRQ resize (ibv_modify_srq), UC QPs (rdma-core's
 # ibv_uc_pingpong, and rxe_extra for WRITE, the silent drops and the refused READ), UD multicast (rdma-core's mckey
 # over the RDMA CM, and rxe_extra through ibv_attach_mcast); then a clean kernel log. The stock
@@ -19,7 +19,7 @@ BAD='WARNING|BUG|Oops|refcount|lockdep|circular locking|general protection|ref l
 
 setup_file() {
 	require_guest
-	gcc -O2 -Wall -o "$BATS_FILE_TMPDIR/rxe_extra" "$TOP/driver/tools/rxe_extra.c" -libverbs
+	test_prog rxe_extra
 	dmesg -C
 }
 

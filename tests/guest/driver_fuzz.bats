@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
-# A long fuzz run (driver/tools/rxe_fuzz.py) against a live bundled RC QP: a loopback
+# A long fuzz run (tests/driver/rxe_fuzz.py) against a live bundled RC QP: a loopback
 # ibv_rc_pingpong on rxe1 (veth0, 198.51.100.1) runs while the network namespace "peer" at the
 # other end of the veth sends RXE_FUZZ_PACKETS (default 100000, for make check's time; more for a
 # deep run) hostile packets in four runs with
@@ -12,7 +12,7 @@
 bats_require_minimum_version 1.5.0
 load lib
 
-TOOLS="$BATS_TEST_DIRNAME/../../driver/tools"
+TOOLS="$TOP/tests/driver"
 SELF=198.51.100.1
 PEER=198.51.100.2
 

@@ -1,22 +1,22 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
-# The bundled rdma_rxe against a hostile or vanished peer. The victim (driver/tools/rxe_victim)
+# The bundled rdma_rxe against a hostile or vanished peer. The victim (tests/driver/rxe_victim)
 # runs on rxe1 over veth0 (198.51.100.1); the peer lives in the network namespace "peer" at the
 # other end of the veth (198.51.100.2, and 198.51.100.3 as a third host) and is played by
-# driver/tools/rxe_hostile.py: hand-made packets with valid ICRCs from a raw socket.
+# tests/driver/rxe_hostile.py: hand-made packets with valid ICRCs from a raw socket.
 #   tests/run-all tests/guest/driver_hostile.bats
 
 bats_require_minimum_version 1.5.0
 load lib
 
-TOOLS="$BATS_TEST_DIRNAME/../../driver/tools"
+TOOLS="$TOP/tests/driver"
 SELF=198.51.100.1
 PEER=198.51.100.2
 THIRD=198.51.100.3
 
 setup_file() {
 	require_guest
-	gcc -O2 -Wall -o "$BATS_FILE_TMPDIR/rxe_victim" "$TOOLS/rxe_victim.c" -libverbs
+	test_prog rxe_victim
 	load_bundled_driver
 	ip netns add peer
 	ip link add veth0 type veth peer name veth1 netns peer

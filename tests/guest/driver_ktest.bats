@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
-# What only a kernel ULP sees of the bundled rdma_rxe, through driver/tools/ktest/rxe_ktest.ko
+# What only a kernel ULP sees of the bundled rdma_rxe, through tests/driver/ktest/rxe_ktest.ko
 # (built here against the running kernel's headers, loaded only in the test bed): a DMA MR with
 # remote access is refused at creation while the local one works; the QP event and CQ completion
 # handlers run without qp->lock (they call ib_query_qp/ib_modify_qp/ib_poll_cq from inside);
@@ -25,7 +25,7 @@ setup_file() {
 	local kdir="/lib/modules/$(uname -r)/build" d="$BATS_FILE_TMPDIR/ktest"
 	[ -d "$kdir" ] || kdir="/usr/src/linux-headers-$(uname -r)"
 	mkdir -p "$d"
-	cp "$TOP"/driver/tools/ktest/{Kbuild,*.c,*.h} "$d/"
+	cp "$TOP"/tests/driver/ktest/{Kbuild,*.c,*.h} "$d/"
 	make -C "$kdir" M="$d" modules > "$d/build.log" 2>&1 || { cat "$d/build.log" >&2; return 1; }
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
 # The bundled rdma_rxe holds an unprivileged user with a uverbs node to the limits query_device
-# reports: creating one more PD, CQ or SRQ fails with ENOMEM/EINVAL (driver/tools/rxe_limits;
+# reports: creating one more PD, CQ or SRQ fails with ENOMEM/EINVAL (tests/driver/rxe_limits;
 # its qp mode is not run here: 65536 QPs, several KiB of kernel memory each, do not fit a 1 GiB
 # TCG guest);
 # in a memory cgroup with a small memory.max, the largest CQs fail with ENOMEM in that process
@@ -15,7 +15,7 @@ load lib
 
 setup_file() {
 	require_guest
-	gcc -O2 -Wall -o /tmp/rxe_limits "$BATS_TEST_DIRNAME/../../driver/tools/rxe_limits.c" -libverbs
+	test_prog rxe_limits /tmp
 	chmod 755 /tmp/rxe_limits
 	load_bundled_driver
 	rdma link add rxe0 type rxe netdev eth0

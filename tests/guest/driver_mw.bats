@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Memory windows, type 1 and 2, of the bundled rdma_rxe (issue 11), over loopback in one guest,
 # through rdma-core's rxe provider (ibv_alloc_mw, ibv_bind_mw, IBV_WR_BIND_MW, IBV_WR_LOCAL_INV,
-# SEND with Invalidate) with driver/tools/rxe_mw: binding, key generations, the rkey checks on
+# SEND with Invalidate) with tests/driver/rxe_mw: binding, key generations, the rkey checks on
 # RDMA WRITE/READ/atomics (bounds, access, PD, the QP a type 2 window is bound to, zero-length
 # windows), invalidation, binds refused, an MR with bound windows refusing deregistration, a
 # process exiting with windows bound; then a clean kernel log. The stock rdma_rxe runs the same
@@ -27,7 +27,7 @@ STOCK_SAME='caps type1 type2 type2-qp type2-rebind send-inv pd bind-refused bind
 
 setup_file() {
 	require_guest
-	gcc -O2 -Wall -o "$BATS_FILE_TMPDIR/rxe_mw" "$TOP/driver/tools/rxe_mw.c" -libverbs
+	test_prog rxe_mw
 	dmesg -C
 }
 

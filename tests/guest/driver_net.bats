@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
 # Addressing of the bundled rdma_rxe beyond one plain netdev: a GID on a VLAN device sends on
-# that VLAN and the VLAN's packets are received (the peer, played by driver/tools/rxe_hostile.py,
+# that VLAN and the VLAN's packets are received (the peer, played by tests/driver/rxe_hostile.py,
 # sits in the network namespace "peer" at the other end of a veth, on VLAN 10), and IPv6
 # loopback reaches the rxe device of every local address, not only the sender's own netdev.
 #   tests/run-all tests/guest/driver_net.bats
@@ -9,11 +9,11 @@
 bats_require_minimum_version 1.5.0
 load lib
 
-TOOLS="$BATS_TEST_DIRNAME/../../driver/tools"
+TOOLS="$TOP/tests/driver"
 
 setup_file() {
 	require_guest
-	gcc -O2 -Wall -o "$BATS_FILE_TMPDIR/rxe_victim" "$TOOLS/rxe_victim.c" -libverbs
+	test_prog rxe_victim
 	load_bundled_driver
 	modprobe 8021q
 	ip netns add peer

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Loopback direct placement of the bundled rdma_rxe (issue 10): RC messages between two user QPs
 # of this host are carried out as copies, no packets; whenever a precondition does not hold they
-# go as packets, and the data and completions are the same either way. driver/tools/rxe_verify
+# go as packets, and the data and completions are the same either way. tests/driver/rxe_verify
 # checks every byte and completion (two RC QPs on rxe0, looped back); the counters say which
 # path each WQE took: loopback_placed, loopback_fallback, sent_pkts.
 #   tests/vm/vm-run -- bats tests/guest/driver_place.bats

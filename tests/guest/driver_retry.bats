@@ -3,7 +3,7 @@
 # Retransmit and RNR timing of the bundled rdma_rxe (issue 9, lossy wire): the local ACK timeout
 # follows the QP's timeout attribute (4.096 us * 2^timeout, 0 = never), and retry-exceeded /
 # RNR-retry-exceeded end in their error completions within the time the attributes give. Two RC
-# QPs on one device (driver/tools/rxe_verify); the "silent peer" is the other QP moved to RESET.
+# QPs on one device (tests/driver/rxe_verify); the "silent peer" is the other QP moved to RESET.
 #   tests/vm/vm-run -- bats tests/guest/driver_retry.bats
 
 bats_require_minimum_version 1.5.0

@@ -64,11 +64,17 @@ load_driver() {
 	modprobe rdma_ucm
 }
 
+# test_prog NAME [DIR]: build the driver test program tests/driver/NAME.c into DIR/NAME (default
+# $BATS_FILE_TMPDIR) with tests/driver/Makefile, the one build of every test program.
+test_prog() {
+	make -s -C "$TOP/tests/driver" OUT="${2:-$BATS_FILE_TMPDIR}" "${2:-$BATS_FILE_TMPDIR}/$1"
+}
+
 # The setup of the loopback driver files (driver_data, driver_retry, driver_counters): rxe_verify
 # built into $BATS_FILE_TMPDIR, the bundled driver loaded and rxe0 on eth0; and its undo.
 setup_bundled_rxe0() {
 	require_guest
-	gcc -O2 -Wall -o "$BATS_FILE_TMPDIR/rxe_verify" "$TOP/driver/tools/rxe_verify.c" -libverbs
+	test_prog rxe_verify
 	load_bundled_driver
 	rdma link add rxe0 type rxe netdev eth0
 }

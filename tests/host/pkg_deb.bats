@@ -75,3 +75,10 @@ setup_file() {
 	[[ "$(dpkg-deb -f "$DKMS_DEB" Depends)" == *dkms* ]]
 	dpkg-deb --ctrl-tarfile "$DKMS_DEB" | tar -xOf - ./postinst | grep -q 'common.postinst'
 }
+
+@test "driver/ is exactly what rxe-dkms ships (its tests live in tests/driver/)" {
+	run -0 dpkg-deb -c "$DKMS_DEB"
+	shipped=$(sed -n 's|^-.* \./usr/src/rdma_rxe-[^/]*/||p' <<< "$output" | sort)
+	tree=$(git -C "$TOP/driver" ls-files --cached --others --exclude-standard | sort)
+	diff <(echo "$tree") <(echo "$shipped")
+}

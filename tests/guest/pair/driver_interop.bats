@@ -260,7 +260,7 @@ mckey_between() {
 		loopback_ok
 	else
 		while [ ! -e "$VM_SHARED/fuzz-target-ready" ]; do sleep 0.5; done
-		run -0 python3 "$BATS_TEST_DIRNAME/../../../driver/tools/rxe_fuzz.py" \
+		run -0 python3 "$TOP/tests/driver/rxe_fuzz.py" \
 			"$VM_SELF_IP" "$VM_PEER_IP" 20000 "$RANDOM"
 		barrier fuzz-sent
 	fi

@@ -3,7 +3,7 @@
 # The bundled rdma_rxe on a lossy wire (issue 9): tc netem on both guests' eth0, guest a runs the
 # bundled driver, guest b first the bundled one and then the stock one; every operation runs with
 # each guest as the requester and its data is checked: SEND (ibv_rc_pingpong -c), RDMA READ and
-# WRITE over RDMA CM (rping -V), atomics (driver/tools/rxe_atomics: every returned value and the
+# WRITE over RDMA CM (rping -V), atomics (tests/driver/rxe_atomics: every returned value and the
 # final one), and `rxectl ping` (send/write/read, every byte). Each step prints a row with the
 # retransmission counters of both sides ("# row ...", read by bench/netem-matrix).
 # By default only the "all" case (1% loss, 5% reorder, 1% duplicate at once) runs;
@@ -22,8 +22,7 @@ declare -A NETEM=(
 
 setup_file() {
 	[ -n "${VM_ROLE:-}" ] || skip "not in a pair of test bed guests"
-	gcc -O2 -Wall -o "$BATS_FILE_TMPDIR/rxe_atomics" \
-		"$BATS_TEST_DIRNAME/../../../driver/tools/rxe_atomics.c" -libverbs
+	test_prog rxe_atomics
 	export RXECTL_CONFIG="$BATS_FILE_TMPDIR/rxe.conf"
 	: > "$RXECTL_CONFIG"
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* rxe_victim.c - the target side of the hostile-peer tests (driver/tools/rxe_hostile.py). */
+/* rxe_victim.c - the target side of the hostile-peer tests (tests/driver/rxe_hostile.py). */
 
 /*
  * Usage: rxe_victim DEVICE GID_INDEX PEER_IPV4 DIR MODE

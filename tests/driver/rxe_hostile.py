@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-# rxe_hostile.py - a hostile or vanishing RoCE v2 peer, against driver/tools/rxe_victim.
+# rxe_hostile.py - a hostile or vanishing RoCE v2 peer, against tests/driver/rxe_victim.
 """Usage: rxe_hostile.py SCENARIO ARGS...
 
 Crafts RC packets with valid ICRCs on a raw IPv4 socket (any source address) and listens on
