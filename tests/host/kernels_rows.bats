@@ -250,3 +250,33 @@ R
 	[[ "$output" == *"newest kver-of-newest: 12 passed, 0 failed, 0 skipped ("*" s wall, 24 s of guest time)"* ]]
 	[[ "$output" == *"row newest, with its build root as the guest's root"* ]]
 }
+
+# setup-deps in a copy of the tree whose prepare and kernel-row only record their calls, with every
+# package reported installed: which kernels does the first command fetch?
+@test "setup-deps prepares the default kernel only: no other row, no build root (make check-kernels and .ci/run fetch theirs)" {
+	F=$BATS_TEST_TMPDIR/tree
+	B=$BATS_TEST_TMPDIR/bin
+	mkdir -p "$F/scripts" "$F/tests/vm" "$B"
+	cp "$TOP/scripts/setup-deps" "$F/scripts/"
+	for t in prepare kernel-row; do
+		printf '#!/bin/sh\necho "%s $*" >> "$(dirname "$0")/../../calls"\n' "$t" > "$F/tests/vm/$t"
+	done
+	printf '#!/bin/sh\necho "install ok installed"\n' > "$B/dpkg-query"
+	printf '#!/bin/sh\necho "apt-get $*" >> "%s/calls"; exit 1\n' "$F" > "$B/apt-get"
+	printf '#!/bin/sh\necho 0\n' > "$B/id"
+	chmod +x "$F/tests/vm/"* "$B/"*
+	PATH=$B:$PATH run -0 "$F/scripts/setup-deps"
+	[ "$(cat "$F/calls")" = "prepare " ]
+	# and what runs the other rows fetches each of them before its guests boot
+	grep -q '^	tests/vm/kernel-row fetch "$row"' "$TOP/tests/vm/check-kernels"
+	grep -q '"$here/kernel-row" fetch "$RXE_VM_KERNEL"' "$TOP/tests/vm/vm-run"
+	grep -q '^tests/vm/kernel-row fetch $rows' "$TOP/.ci/run"
+}
+
+@test "check-kernels fetches every row it runs, before the first guest" {
+	fake_check_kernels_tree
+	sed -i 's|^fetch) ;;|fetch) echo "fetch $2 $(date +%s%N)" >> "$(dirname "$0")/../../fetches" ;;|' "$F/tests/vm/kernel-row"
+	run "$F/tests/vm/check-kernels" 6.1-cloud newest
+	[ "$(awk '{ print $2 }' "$F/fetches" | tr '\n' ' ')" = "6.1-cloud newest " ]
+	[ "$(awk 'END { print $3 }' "$F/fetches")" -lt "$(sort -k3n "$F/starts" | awk 'NR == 1 { print $3 }')" ]
+}
