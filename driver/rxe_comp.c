@@ -367,11 +367,11 @@ out:
  * working through requests queued ahead of the one we wait for: the responses of a READ stream
  * that a loss made useless, the READs after it, earlier re-issues. A re-issue now would only
  * queue one more whole READ stream behind them (with 4 QPs of 1 MiB READs on a lossy wire each
- * timeout added ~1000 packets and seven in a row failed the QP: bench/README). So the timeout is
- * waited out instead, RXE_TIMEOUT_DEFERS times in a row at most (progress refills them): the
- * requester still re-issues once the responses stop, and a peer that answers with nothing but
- * old responses cannot hold the QP for longer than that. Stock 6.1 pushes its timer on every
- * response it receives, without a bound.
+ * timeout added ~1000 packets and seven in a row failed the QP: bench/results/2026-12-07.md).
+ * So the timeout is waited out instead, RXE_TIMEOUT_DEFERS times in a row at most (progress
+ * refills them): the requester still re-issues once the responses stop, and a peer that answers
+ * with nothing but old responses cannot hold the QP for longer than that. Stock 6.1 pushes its
+ * timer on every response it receives, without a bound.
  */
 void rxe_comp_timeout(struct rxe_qp *qp)
 {
