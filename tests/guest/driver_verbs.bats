@@ -9,13 +9,11 @@ load lib
 
 setup_file() {
 	require_guest
-	load_bundled_driver
-	rdma link add rxe0 type rxe netdev eth0
+	rxe0_up bundled
 }
 
 teardown_file() {
-	rdma link del rxe0 2>/dev/null || true
-	rmmod rdma_rxe 2>/dev/null || true
+	rxe0_down
 }
 
 # Run PROGRAM ARGS... as server and as client to 127.0.0.1 on one device; both must exit 0.
@@ -168,6 +166,5 @@ loopback_once() {
 }
 
 @test "the kernel log has no WARNING, BUG, Oops, refcount or lockdep message" {
-	run dmesg
-	! grep -E 'WARNING|BUG|Oops|refcount|lockdep|circular locking|general protection' <<<"$output"
+	kernel_log_clean
 }

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
-# Helpers shared by the guest test files (load with `load lib` from tests/guest/*.bats).
+# Helpers shared by the guest test files (load with `load lib` from tests/guest/*.bats, or
+# `. tests/guest/lib.bash` from a guest script such as bench/'s).
 
-# The checkout the tests run from, and the rxectl built in it.
-TOP=$(cd "$BATS_TEST_DIRNAME/.." && while [ ! -f Makefile ] && [ "$PWD" != / ]; do cd ..; done; pwd)
+# The checkout the tests run from (two levels above this file), and the rxectl built in it.
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 RXECTL="$TOP/rxectl"
 
 # For setup_file: these tests need the test bed guest (eth0 on the guest-to-guest wire).
@@ -70,18 +71,37 @@ test_prog() {
 	make -s -C "$TOP/tests/driver" OUT="${2:-$BATS_FILE_TMPDIR}" "${2:-$BATS_FILE_TMPDIR}/$1"
 }
 
+# rxe0_up bundled|stock [NETDEV]: that rdma_rxe loaded (load_driver) and rxe0 on NETDEV (default
+# eth0). rxe0_down: rxe0 deleted and rdma_rxe unloaded, whatever of it is there (for teardowns).
+rxe0_up() {
+	load_driver "$1" && rdma link add rxe0 type rxe netdev "${2:-eth0}"
+}
+
+rxe0_down() {
+	rdma link del rxe0 2>/dev/null || true
+	rmmod rdma_rxe 2>/dev/null || true
+}
+
+# kernel_log_clean: the kernel log has no line that tests/vm/kernel-log-bad names (the patterns
+# `vm-run --dmesg-clean` fails a guest on); when it has, they are printed and it fails. The last
+# test of every driver file.
+kernel_log_clean() {
+	local bad
+	bad=$(dmesg | grep -E -f <(grep -v '^#' "$TOP/tests/vm/kernel-log-bad")) || return 0
+	printf 'the kernel log has lines tests/vm/kernel-log-bad names:\n%s\n' "$bad"
+	return 1
+}
+
 # The setup of the loopback driver files (driver_data, driver_retry, driver_counters): rxe_verify
 # built into $BATS_FILE_TMPDIR, the bundled driver loaded and rxe0 on eth0; and its undo.
 setup_bundled_rxe0() {
 	require_guest
 	test_prog rxe_verify
-	load_bundled_driver
-	rdma link add rxe0 type rxe netdev eth0
+	rxe0_up bundled
 }
 
 teardown_bundled_rxe0() {
-	rdma link del rxe0 2>/dev/null || true
-	rmmod rdma_rxe 2>/dev/null || true
+	rxe0_down
 }
 
 # rxe0_counters [DEV]: all counters of DEV's (default rxe0) port 1 as one JSON object
@@ -135,9 +155,10 @@ pair_teardown() {
 	pkill -P "$BASHPID" 2>/dev/null || true
 }
 
-# (pair guests) Guest a loads the bundled rdma_rxe, guest b the kernel's own: the interop pairs.
-load_bundled_a_stock_b() {
-	if [ "$VM_ROLE" = a ]; then load_driver bundled; else load_driver stock; fi
+# (pair guests) The interop pairs' driver of this guest, for rxe0_up: the bundled rdma_rxe on
+# guest a, the kernel's own on guest b.
+interop_driver() {
+	if [ "$VM_ROLE" = a ]; then echo bundled; else echo stock; fi
 }
 
 # perftest_uncalibrated OUTPUT...: did perftest give up for its clock? It measures the CPU clock

@@ -13,7 +13,7 @@ ULP_NFS_PORT=20049
 # ulp_driver: load the driver RXE_ULP_DRIVER names (bundled, the default, or stock: the kernel's
 # own rdma_rxe, for reference runs) and put rxe0 on eth0.
 ulp_driver() {
-	load_driver "${RXE_ULP_DRIVER:-bundled}" && rdma link add rxe0 type rxe netdev eth0
+	rxe0_up "${RXE_ULP_DRIVER:-bundled}"
 }
 
 # nvmet_export: nvmet-rdma exports a 1 GiB memory-backed null_blk (/dev/nullb0) as ULP_NQN on

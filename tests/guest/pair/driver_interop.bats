@@ -21,8 +21,7 @@ vx_addr() {
 
 setup_file() {
 	[ -n "${VM_ROLE:-}" ] || skip "not in a pair of test bed guests"
-	load_bundled_a_stock_b
-	rdma link add rxe0 type rxe netdev eth0
+	rxe0_up "$(interop_driver)"
 	ip link add vx0 type vxlan id 42 remote "$VM_PEER_IP" local "$VM_SELF_IP" dstport 4789 dev eth0
 	ip addr add "$(vx_addr self)/24" dev vx0
 	ip link set vx0 up
@@ -35,10 +34,9 @@ teardown() {
 }
 
 teardown_file() {
-	rdma link del rxe0 2>/dev/null || true
 	rdma link del rxe1 2>/dev/null || true
 	ip link del vx0 2>/dev/null || true
-	rmmod rdma_rxe 2>/dev/null || true
+	rxe0_down
 }
 
 @test "guest a runs the bundled rdma_rxe and guest b the stock one" {
@@ -267,6 +265,5 @@ mckey_between() {
 }
 
 @test "the kernel log has no WARNING, BUG, Oops, refcount or lockdep message" {
-	run dmesg
-	! grep -E 'WARNING|BUG|Oops|refcount|lockdep|circular locking|general protection' <<<"$output"
+	kernel_log_clean
 }

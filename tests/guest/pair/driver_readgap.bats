@@ -28,16 +28,14 @@ teardown() {
 
 teardown_file() {
 	tc qdisc del dev eth0 root 2>/dev/null || true
-	rdma link del rxe0 2>/dev/null || true
-	rmmod rdma_rxe 2>/dev/null || true
+	rxe0_down
 }
 
 # use_driver bundled|stock: rxe0 on eth0 with that rdma_rxe, no netem yet
 use_driver() {
 	tc qdisc del dev eth0 root 2>/dev/null || true
 	rdma link del rxe0 2>/dev/null || true
-	load_driver "$1"
-	rdma link add rxe0 type rxe netdev eth0
+	rxe0_up "$1"
 }
 
 # snap: "sent_pkts rcvd_pkts rcvd_dropped gap_retries retry_timeouts completer_retry_err
@@ -144,6 +142,5 @@ lossy() {
 }
 
 @test "the kernel log has no WARNING, BUG, Oops, refcount or lockdep message" {
-	run dmesg
-	! grep -E 'WARNING|BUG|Oops|refcount|lockdep|circular locking|general protection' <<<"$output"
+	kernel_log_clean
 }

@@ -19,8 +19,7 @@ setup_file() {
 	ip link add link eth0 name eth0.10 type vlan id 10
 	ip addr add "198.18.10.$me/24" dev eth0.10
 	ip link set eth0.10 up
-	load_bundled_a_stock_b
-	rdma link add rxe0 type rxe netdev eth0
+	rxe0_up "$(interop_driver)"
 	for _ in $(seq 50); do vlan_gid > /dev/null && break; sleep 0.2; done	# the core adds GIDs async
 	barrier loaded
 }
@@ -30,8 +29,7 @@ teardown() {
 }
 
 teardown_file() {
-	rdma link del rxe0 2>/dev/null || true
-	rmmod rdma_rxe 2>/dev/null || true
+	rxe0_down
 	ip link del eth0.10 2>/dev/null || true
 }
 
@@ -84,6 +82,5 @@ vlan_pingpong() {
 }
 
 @test "the kernel log has no WARNING, BUG, Oops, refcount or lockdep message" {
-	run dmesg
-	! grep -E 'WARNING|BUG|Oops|refcount|lockdep|circular locking|general protection' <<<"$output"
+	kernel_log_clean
 }

@@ -9,8 +9,7 @@ load ../lib
 
 setup_file() {
 	[ -n "${VM_ROLE:-}" ] || skip "not in a pair of test bed guests"
-	load_bundled_driver
-	rdma link add rxe0 type rxe netdev eth0
+	rxe0_up bundled
 	barrier loaded
 }
 
@@ -19,8 +18,7 @@ teardown() {
 }
 
 teardown_file() {
-	rdma link del rxe0 2>/dev/null || true
-	rmmod rdma_rxe 2>/dev/null || true
+	rxe0_down
 }
 
 @test "both guests run the bundled rdma_rxe built for this kernel" {
@@ -85,6 +83,5 @@ paged() {	# wire packets this guest's rxe0 read in place from page fragments
 }
 
 @test "the kernel log has no WARNING, BUG, Oops, refcount or lockdep message" {
-	run dmesg
-	! grep -E 'WARNING|BUG|Oops|refcount|lockdep|circular locking|general protection' <<<"$output"
+	kernel_log_clean
 }
