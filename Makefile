@@ -148,7 +148,7 @@ install: rxectl
 	install -D -m 0644 etc/security/limits.d/50-rxe-memlock.conf \
 		$(DESTDIR)$(SYSCONFDIR)/security/limits.d/50-rxe-memlock.conf
 ifeq ($(WITH_SYSTEMDUNITS),yes)
-	@for f in systemd/*.service systemd/*.target; do [ -f "$$f" ] || continue; \
+	@for f in systemd/*.service systemd/*.target systemd/*.timer; do [ -f "$$f" ] || continue; \
 		mkdir -p "$(DESTDIR)$(SYSTEMDUNITDIR)"; \
 		sed 's|/usr/sbin/rxectl|$(SBINDIR)/rxectl|g' "$$f" > "$(DESTDIR)$(SYSTEMDUNITDIR)/$${f#systemd/}"; \
 		chmod 0644 "$(DESTDIR)$(SYSTEMDUNITDIR)/$${f#systemd/}"; done
@@ -186,7 +186,7 @@ uninstall:
 		$(DESTDIR)$(PREFIX)/share/rxectl/memlock.conf \
 		$(DESTDIR)$(SYSCONFDIR)/security/limits.d/50-rxe-memlock.conf
 	-rmdir $(DESTDIR)$(PREFIX)/share/rxectl 2>/dev/null
-	@for f in systemd/*.service systemd/*.target; do [ -f "$$f" ] || continue; \
+	@for f in systemd/*.service systemd/*.target systemd/*.timer; do [ -f "$$f" ] || continue; \
 		echo "rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/$${f#systemd/}"; \
 		rm -f "$(DESTDIR)$(SYSTEMDUNITDIR)/$${f#systemd/}"; done
 	@for f in udev/*.rules; do [ -f "$$f" ] || continue; \

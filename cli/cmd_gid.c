@@ -69,23 +69,6 @@ static int print_table(struct rxectl *ctx, const struct rxe_dev *d, const struct
 	return RXECTL_OK;
 }
 
-static int describe(struct rxectl *ctx, const struct rxe_dev *d, struct rxe_details *det)
-{
-	rxe_describe(ctx, d, det);
-	if (det->have_verbs)
-		return RXECTL_OK;
-	/* libibverbs cannot open it (no provider, no access to uverbs): sysfs has the table. */
-	log_debug("gid: libibverbs cannot open %s; reading its GID table from sysfs", d->name);
-	diag_sysfs_gids(d, &det->port);
-	det->gid_index = rxe_recommend_gid(det->port.gids, det->port.n_gids, det->addrs,
-					   det->n_addrs);
-	if (det->port.n_gids)
-		return RXECTL_OK;
-	rxe_details_free(det);
-	return log_error(RXECTL_FAIL, "the GID table of %s cannot be read: libibverbs cannot open "
-			 "it and sysfs shows none; `rxectl doctor %s` says why.", d->name, d->name);
-}
-
 enum { GID_INDEX_ONLY = 1 };
 const struct opt_spec cmd_gid_opts[] = {
 	{ "index-only", 0, NULL, "print only the GID index applications should use", NULL,
@@ -118,7 +101,7 @@ int cmd_gid(struct rxectl *ctx, int argc, char **argv)
 		ret = diag_pick_device(ctx, "gid", o.npos ? argv[1] : NULL, &dev);
 		if (ret != RXECTL_OK)
 			return ret;
-		ret = describe(ctx, &dev, &det);
+		ret = diag_describe(ctx, &dev, &det);
 		if (ret != RXECTL_OK)
 			return ret;
 		if (index_only) {
@@ -159,7 +142,7 @@ int cmd_gid(struct rxectl *ctx, int argc, char **argv)
 	out_obj_begin(ctx->out, NULL);
 	out_arr_begin(ctx->out, "devices");
 	for (size_t i = 0; i < n; i++) {
-		if (describe(ctx, &devs[i], &det) != RXECTL_OK) {
+		if (diag_describe(ctx, &devs[i], &det) != RXECTL_OK) {
 			ret = RXECTL_FAIL;
 			continue;
 		}

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* cmd_stats.c - `rxectl stats [DEVICE] [--json] [--watch SECONDS]`: counters and their deltas. */
+/* cmd_stats.c - `rxectl stats [DEVICE] [--json] [--watch SECONDS | --prometheus [--output FILE]]`:
+ * counters, their deltas, or Prometheus' text format. */
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "output.h"
 #include "rxe.h"
 #include "stats.h"
+#include "stats_prom.h"
 
 static volatile sig_atomic_t stop;
 
@@ -105,10 +107,58 @@ static int parse_seconds(const char *s, double *out)
 	return 0;
 }
 
-enum { STATS_WATCH = 1 };
+/* --prometheus: the exposition of every port in devs, to stdout or atomically into `path`. */
+static int print_prometheus(struct rxectl *ctx, const struct rxe_dev *devs, size_t n,
+			    const struct rxe_stats *st, const char *path)
+{
+	struct prom_port *ports = calloc(n ? n : 1, sizeof(*ports));
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp;
+	int err;
+
+	fp = ports ? open_memstream(&text, &len) : NULL;
+	if (!fp) {
+		free(ports);
+		return log_error(RXECTL_FAIL, "out of memory.");
+	}
+	for (size_t i = 0; i < n; i++)
+		ports[i] = (struct prom_port){ devs[i].name, devs[i].port ? devs[i].port : 1,
+					       devs[i].netdev, devs[i].state == RDMA_PORT_ACTIVE,
+					       &st[i] };
+	err = prom_write(fp, ports, n);
+	if (fclose(fp) != 0 && !err)
+		err = -EIO;
+	free(ports);
+	if (err) {
+		free(text);
+		return log_error(RXECTL_FAIL, "building the metrics failed: %s.", strerror(-err));
+	}
+	if (!path) {
+		out_text(ctx->out, "%s", text);
+		free(text);
+		return RXECTL_OK;
+	}
+	err = prom_replace_file(path, text, len);
+	free(text);
+	if (err == -ENOENT)
+		return log_error(RXECTL_FAIL, "cannot write %s: its directory does not exist (the "
+				 "textfile directory of Debian's prometheus-node-exporter is "
+				 "/var/lib/prometheus/node-exporter).", path);
+	if (err)
+		return log_error(RXECTL_FAIL, "cannot write %s: %s.", path, strerror(-err));
+	log_debug("stats: wrote the metrics of %zu ports to %s", n, path);
+	return RXECTL_OK;
+}
+
+enum { STATS_WATCH = 1, STATS_PROMETHEUS, STATS_OUTPUT };
 const struct opt_spec cmd_stats_opts[] = {
 	{ "watch", 0, "SECONDS", "print the counters' change every SECONDS (0.1 to 3600) until "
 	  "interrupted", NULL, STATS_WATCH },
+	{ "prometheus", 0, NULL, "print the counters in Prometheus' text exposition format",
+	  NULL, STATS_PROMETHEUS },
+	{ "output", 0, "FILE", "with --prometheus: replace FILE atomically instead of printing "
+	  "(node_exporter's textfile collector)", NULL, STATS_OUTPUT },
 	{ NULL },
 };
 
@@ -116,6 +166,8 @@ int cmd_stats(struct rxectl *ctx, int argc, char **argv)
 {
 	struct rxe_dev *devs = NULL, one;
 	struct rxe_stats *st = NULL, *prev = NULL;
+	const char *output = NULL;
+	bool prometheus = false;
 	double watch = 0;
 	size_t n = 0;
 	struct opts o;
@@ -130,7 +182,17 @@ int cmd_stats(struct rxectl *ctx, int argc, char **argv)
 		if (opt == STATS_WATCH && parse_seconds(o.value, &watch) < 0)
 			return rxectl_usage_error("stats", "--watch needs a number of seconds "
 						  "from 0.1 to 3600, not '%s'.", o.value);
+		if (opt == STATS_PROMETHEUS)
+			prometheus = true;
+		if (opt == STATS_OUTPUT)
+			output = o.value;
 	}
+	if (output && !prometheus)
+		return rxectl_usage_error("stats", "--output writes the --prometheus format; add "
+					  "--prometheus.");
+	if (prometheus && (watch || output_is_json(ctx->out)))
+		return rxectl_usage_error("stats", "--prometheus is an output format of its own: "
+					  "it takes neither --watch nor --json.");
 	if (o.npos > 1)
 		return rxectl_usage_error("stats", "stats takes at most one DEVICE or NETDEV, but "
 					  "got '%s' too.", argv[2]);
@@ -154,6 +216,10 @@ int cmd_stats(struct rxectl *ctx, int argc, char **argv)
 	}
 	if (read_all(ctx, devs, n, st))
 		ret = RXECTL_FAIL;
+	if (prometheus) {
+		ret = rxe_worse(ret, print_prometheus(ctx, devs, n, st, output));
+		goto out;
+	}
 	if (!watch) {
 		print_all(ctx, devs, n, st, NULL, 0);
 		goto out;

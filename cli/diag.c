@@ -150,3 +150,20 @@ int diag_sysfs_gids(const struct rxe_dev *dev, struct verbs_port *p)
 	}
 	return 0;
 }
+
+int diag_describe(struct rxectl *ctx, const struct rxe_dev *d, struct rxe_details *det)
+{
+	rxe_describe(ctx, d, det);
+	if (det->have_verbs)
+		return RXECTL_OK;
+	/* libibverbs cannot open it (no provider, no access to uverbs): sysfs has the table. */
+	log_debug("libibverbs cannot open %s; reading its GID table from sysfs", d->name);
+	diag_sysfs_gids(d, &det->port);
+	det->gid_index = rxe_recommend_gid(det->port.gids, det->port.n_gids, det->addrs,
+					   det->n_addrs);
+	if (det->port.n_gids)
+		return RXECTL_OK;
+	rxe_details_free(det);
+	return log_error(RXECTL_FAIL, "the GID table of %s cannot be read: libibverbs cannot open "
+			 "it and sysfs shows none; `rxectl doctor %s` says why.", d->name, d->name);
+}

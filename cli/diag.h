@@ -25,4 +25,11 @@ bool diag_find_uverbs(const char *ibdev, char *name, size_t len);
  */
 int diag_sysfs_gids(const struct rxe_dev *dev, struct verbs_port *p);
 
+/*
+ * rxe_describe() with the GID table from sysfs when libibverbs cannot open the device, and the
+ * recommended GID index computed from it: what `gid` and `env` show.  RXECTL_OK (free *det with
+ * rxe_details_free()), or RXECTL_FAIL after saying why no GID table can be read.
+ */
+int diag_describe(struct rxectl *ctx, const struct rxe_dev *d, struct rxe_details *det);
+
 #endif

@@ -98,6 +98,7 @@ extern const struct opt_spec cmd_up_opts[], cmd_down_opts[], cmd_enable_opts[],
 	cmd_disable_opts[], cmd_ping_opts[], cmd_gid_opts[], cmd_stats_opts[],
 	cmd_tune_opts[], cmd_memlock_opts[];
 extern const struct opt_spec cmd_driver_opts[];
+extern const struct opt_spec cmd_env_opts[];
 
 int cmd_up(struct rxectl *ctx, int argc, char **argv);
 int cmd_down(struct rxectl *ctx, int argc, char **argv);
@@ -116,5 +117,6 @@ int cmd_debug(struct rxectl *ctx, int argc, char **argv);
 int cmd_driver(struct rxectl *ctx, int argc, char **argv);
 int cmd_tune(struct rxectl *ctx, int argc, char **argv);
 int cmd_memlock(struct rxectl *ctx, int argc, char **argv);
+int cmd_env(struct rxectl *ctx, int argc, char **argv);
 
 #endif

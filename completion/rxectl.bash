@@ -53,8 +53,11 @@ _rxectl() {
 	done
 	# The value of an option: a file for the configuration, nothing to offer otherwise.
 	if [[ "$prev" == -* && "$values" == *" $prev "* ]]; then
-		if [ "$prev" = --config ] || { [ "$prev" = -c ] && [ "$cmd" != ping ]; }; then
+		if [ "$prev" = --config ] || { [ "$prev" = -c ] && [ "$cmd" != ping ]; } ||
+		   [ "$prev" = --output ]; then
 			mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+		elif [ "$prev" = --for ]; then
+			mapfile -t COMPREPLY < <(compgen -W "ucx nccl openmpi libfabric perftest qperf rping ceph spdk all" -- "$cur")
 		else
 			COMPREPLY=()
 		fi
@@ -67,7 +70,7 @@ _rxectl() {
 	case "$cmd" in
 	""|help) words="$(_rxectl_commands "$rxectl")" ;;
 	up|enable|disable|udev-env|tune) words="$(_rxectl_netdevs)" ;;
-	down|doctor|test|gid|stats) words="$(_rxectl_netdevs) $(_rxectl_rdma_devices)" ;;
+	down|doctor|test|gid|stats|env) words="$(_rxectl_netdevs) $(_rxectl_rdma_devices)" ;;
 	ping) words="$(_rxectl_rdma_devices)" ;;
 	debug) if [ ${#args[@]} = 0 ]; then words="on off status"; else words="$(_rxectl_rdma_devices)"; fi ;;
 	driver) case "${args[*]}" in
