@@ -127,10 +127,12 @@ size_t env_items(const struct env_target *t, enum env_fw fw, struct env_item *ou
 		add(&it, ENV_CMD, "client", "ib_write_bw -d %s -i %u -x %d SERVER", d, p, g);
 		break;
 	case ENV_QPERF:
-		/* qperf takes no GID index: over RDMA CM (-cm1) the address picks the GID */
-		add(&it, ENV_ARGS, "RXE_QPERF_ARGS", "-cm1 -li %s:%u", d, p);
+		/* qperf takes no GID index and, over RDMA CM, no device either (it warns that -li
+		 * is not used): -cm1 has RDMA CM pick both from the address; without it qperf
+		 * takes the first device's GID 0, which is no RoCE v2 GID of an address */
+		add(&it, ENV_ARGS, "RXE_QPERF_ARGS", "-cm1");
 		add(&it, ENV_CMD, "server", "qperf");
-		add(&it, ENV_CMD, "client", "qperf -cm1 -li %s:%u SERVER rc_bw rc_lat", d, p);
+		add(&it, ENV_CMD, "client", "qperf -cm1 SERVER rc_bw rc_lat");
 		break;
 	case ENV_RPING:
 		add(&it, ENV_ARGS, "RXE_RPING_SERVER_ARGS", "-s -a %s", ip);
