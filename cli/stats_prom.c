@@ -62,7 +62,8 @@ static int labels(const struct prom_port *p, char *buf, size_t len)
 	if (!prom_escape_label(p->device, d, sizeof(d)) ||
 	    !prom_escape_label(p->netdev, nd, sizeof(nd)))
 		return -ENAMETOOLONG;
-	snprintf(buf, len, "{device=\"%s\",port=\"%u\",netdev=\"%s\"}", d, p->port, nd);
+	/* in name order, as Prometheus and node_exporter print them */
+	snprintf(buf, len, "{device=\"%s\",netdev=\"%s\",port=\"%u\"}", d, nd, p->port);
 	return 0;
 }
 

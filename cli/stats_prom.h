@@ -21,8 +21,8 @@ struct prom_port {
 /*
  * Write the metrics of `n` ports to fp (format 0.0.4): rxe_devices, rxe_port_active and one
  * counter family rxe_<counter>_total per counter any port has, names sorted, each family with
- * its HELP and TYPE lines once and one sample per port that has it, labelled device, port,
- * netdev.  Returns 0 or -EIO when writing failed.
+ * its HELP and TYPE lines once and one sample per port that has it, labelled device, netdev,
+ * port.  Returns 0 or -EIO when writing failed.
  */
 int prom_write(FILE *fp, const struct prom_port *ports, size_t n);
 

@@ -43,18 +43,18 @@ int main(void)
 		"rxe_devices 3\n"
 		"# HELP rxe_port_active Whether the port is ACTIVE (1) or not (0).\n"
 		"# TYPE rxe_port_active gauge\n"
-		"rxe_port_active{device=\"rxe_eth0\",port=\"1\",netdev=\"eth0\"} 1\n"
-		"rxe_port_active{device=\"rxe\\\"x\",port=\"1\",netdev=\"\"} 0\n"
-		"rxe_port_active{device=\"rxe_old\",port=\"1\",netdev=\"eth2\"} 1\n"
+		"rxe_port_active{device=\"rxe_eth0\",netdev=\"eth0\",port=\"1\"} 1\n"
+		"rxe_port_active{device=\"rxe\\\"x\",netdev=\"\",port=\"1\"} 0\n"
+		"rxe_port_active{device=\"rxe_old\",netdev=\"eth2\",port=\"1\"} 1\n"
 		"# HELP rxe_rcvd_seq_err_total rdma_rxe counter rcvd_seq_err of the port (RDMA "
 		"netlink, as `rdma statistic` shows it); an error counter.\n"
 		"# TYPE rxe_rcvd_seq_err_total counter\n"
-		"rxe_rcvd_seq_err_total{device=\"rxe_eth0\",port=\"1\",netdev=\"eth0\"} 2\n"
+		"rxe_rcvd_seq_err_total{device=\"rxe_eth0\",netdev=\"eth0\",port=\"1\"} 2\n"
 		"# HELP rxe_sent_pkts_total rdma_rxe counter sent_pkts of the port (RDMA netlink, "
 		"as `rdma statistic` shows it).\n"
 		"# TYPE rxe_sent_pkts_total counter\n"
-		"rxe_sent_pkts_total{device=\"rxe_eth0\",port=\"1\",netdev=\"eth0\"} 10\n"
-		"rxe_sent_pkts_total{device=\"rxe\\\"x\",port=\"1\",netdev=\"\"} 4294967296\n"),
+		"rxe_sent_pkts_total{device=\"rxe_eth0\",netdev=\"eth0\",port=\"1\"} 10\n"
+		"rxe_sent_pkts_total{device=\"rxe\\\"x\",netdev=\"\",port=\"1\"} 4294967296\n"),
 	   "families sorted, HELP/TYPE once each, one sample per port; lifespan and ports "
 	   "without counters left out");
 	if (strncmp(text, "# HELP rxe_devices", 18) || tap_failed)
