@@ -107,6 +107,13 @@ int ctx_load_config(struct rxectl *ctx, struct rxe_conf *conf)
 	return err == -ENOMEM ? RXECTL_FAIL : RXECTL_USAGE;
 }
 
+void ctx_set_json(struct rxectl *ctx)
+{
+	ctx->json = true;
+	if (ctx->out)
+		output_set_json(ctx->out, true);
+}
+
 void ctx_release(struct rxectl *ctx)
 {
 	rdma_nl_close(ctx->rnl);

@@ -79,8 +79,10 @@ struct rxectl_command {
 	const struct opt_spec *opts;	/* its own options (opts.h), shown by `COMMAND --help` */
 };
 
-/* The dispatch table (rxectl.c), terminated by a { NULL } entry. */
+/* The dispatch table (commands.c), terminated by a { NULL } entry. */
 extern const struct rxectl_command rxectl_commands[];
+/* The table's entry of command `name`, or NULL (usage.c). */
+const struct rxectl_command *rxectl_command_find(const char *name);
 
 /* Print "usage: rxectl NAME ARGS" for one command to stdout (--help) or stderr. */
 void rxectl_command_usage(const char *name, bool to_stdout);
