@@ -204,8 +204,14 @@ dist:
 		tar -C $$tmp -czf $(DISTDIR)/$(DIST).tar.gz --owner=0 --group=0 --sort=name $(DIST); \
 		ret=$$?; rm -rf $$tmp; exit $$ret
 
+# `make -j2 clean all`: with clean among the goals every goal runs in the order given, one after
+# the other (in parallel, clean deleted the objects the link of `all` had just found up to date).
+ifneq ($(filter clean,$(MAKECMDGOALS)),)
+.NOTPARALLEL:
+endif
+
 clean:
-	rm -f rxectl cli/*.o cli/*.d cli/version.h cli/version.h.tmp.* tests/unit/*.d $(UNIT_BINS) $(FUZZ_BINS)
+	$(RM) rxectl cli/*.o cli/*.d cli/version.h cli/version.h.tmp.* tests/unit/*.d $(UNIT_BINS) $(FUZZ_BINS)
 	-$(MAKE) -C driver clean KVER=$(KVER) >/dev/null 2>&1
 	-$(MAKE) -C tests/driver clean >/dev/null 2>&1
 

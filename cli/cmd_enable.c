@@ -89,12 +89,9 @@ static int load_text(struct rxectl *ctx, int *lock_fd, char **text, struct rxe_c
 	if (ctx->config_explicit && access(ctx->config_path, F_OK) < 0 && errno == ENOENT)
 		return missing_file(ctx);
 	*lock_fd = config_lock(ctx->config_path);
-	if (*lock_fd == -EACCES || *lock_fd == -EPERM || *lock_fd == -EROFS)
-		return log_error(RXECTL_FAIL, "cannot lock the directory of %s for editing: %s; run "
-				 "rxectl as root.", ctx->config_path, strerror(-*lock_fd));
 	if (*lock_fd < 0)
-		return log_error(RXECTL_FAIL, "cannot lock the directory of %s for editing: %s.",
-				 ctx->config_path, strerror(-*lock_fd));
+		return config_edit_error(RXECTL_FAIL, ctx->config_path, "lock for editing",
+					 *lock_fd);
 	err = config_read_text(ctx->config_path, text, &len);
 	if (err == -ENOENT && ctx->config_explicit)
 		return missing_file(ctx);
@@ -102,12 +99,9 @@ static int load_text(struct rxectl *ctx, int *lock_fd, char **text, struct rxe_c
 		*text = strdup("");
 		if (!*text)
 			return log_error(RXECTL_FAIL, "out of memory.");
-	} else if (err == -EISDIR) {
-		return log_error(RXECTL_USAGE, "cannot read %s: it is a directory; name the file "
-				 "itself (e.g. %s/rxe.conf).", ctx->config_path, ctx->config_path);
 	} else if (err < 0) {
-		return log_error(RXECTL_USAGE, "cannot read %s: %s.", ctx->config_path,
-				 strerror(-err));
+		config_report_read_error(ctx->config_path, err);
+		return RXECTL_USAGE;
 	}
 	/* Never edit a file we could not parse: say where it is broken instead. */
 	if (config_parse_buf(*text, len, ctx->config_path, conf) < 0) {
@@ -127,11 +121,8 @@ static int save_text(struct rxectl *ctx, const char *text)
 				 "please report this as a bug.", ctx->config_path);
 	config_free(&check);
 	err = config_write_atomic(ctx->config_path, text);
-	if (err == -EACCES || err == -EPERM || err == -EROFS)
-		return log_error(RXECTL_FAIL, "cannot write %s: %s; run rxectl as root.",
-				 ctx->config_path, strerror(-err));
 	if (err < 0)
-		return log_error(RXECTL_FAIL, "cannot write %s: %s.", ctx->config_path, strerror(-err));
+		return config_edit_error(RXECTL_FAIL, ctx->config_path, "write", err);
 	return RXECTL_OK;
 }
 

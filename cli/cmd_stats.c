@@ -94,11 +94,22 @@ static void print_all(struct rxectl *ctx, const struct rxe_dev *devs, size_t n,
 		out_text(ctx->out, "no rxe devices.\n");
 }
 
+/* Seconds as decimal digits with at most one '.': no sign, space, exponent, hex or "inf". */
 static int parse_seconds(const char *s, double *out)
 {
+	size_t digits = strspn(s, "0123456789");
 	char *end;
 	double v;
 
+	if (s[digits] == '.') {
+		size_t frac = strspn(s + digits + 1, "0123456789");
+
+		if (!frac)
+			return -EINVAL;
+		digits += 1 + frac;
+	}
+	if (!digits || s[digits])
+		return -EINVAL;
 	errno = 0;
 	v = strtod(s, &end);
 	if (errno || end == s || *end || !(v >= 0.1 && v <= 3600))

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* cmd_tune.c - `rxectl tune [NETDEV] [--apply [--persist | --from-config]] [--revert]`: the table, and the choice of netdev. */
+/* cmd_tune.c - `rxectl tune [NETDEV] [--apply [--persist | --from-config]] | --revert`: the table, and the choice of netdev. */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>

@@ -41,8 +41,13 @@ int cmd_udev_env(struct rxectl *ctx, int argc, char **argv)
 		return rxectl_usage_error("udev-env", "udev-env takes exactly one NETDEV.");
 	if ((why = netdev_name_invalid(argv[1])))
 		return log_error(RXECTL_USAGE, "netdev name '%s' %s.", argv[1], why);
-	if (ctx_load_config(ctx, &conf) != RXECTL_OK)
-		return RXECTL_OK;	/* said why on stderr; the netdev is not managed */
+	if (ctx_load_config(ctx, &conf) != RXECTL_OK) {
+		/* said why on stderr; the netdev is not managed */
+		out_obj_begin(ctx->out, NULL);
+		out_bool(ctx->out, "managed", NULL, false);
+		out_obj_end(ctx->out);
+		return RXECTL_OK;
+	}
 	e = config_find_netdev(&conf, argv[1]);
 	out_obj_begin(ctx->out, NULL);
 	if (e && sdbus_rxe_unit(e->netdev, unit, sizeof(unit)) == 0) {

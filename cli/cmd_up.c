@@ -12,14 +12,12 @@
 
 #define UP_DEFAULT_WAIT 10	/* seconds; documented in rxectl(8) and --help */
 
+/* Whole seconds, digits only (no sign, space or hex). */
 static int parse_wait(const char *s, int *out)
 {
-	char *end;
-	long v;
+	unsigned long v;
 
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < 0 || v > 3600)
+	if (opts_uint(s, 0, 3600, &v) < 0)
 		return -EINVAL;
 	*out = (int)v;
 	return 0;

@@ -40,7 +40,7 @@ const struct rxectl_command rxectl_commands[] = {
 	  "turn rdma_rxe's debug messages in the kernel log on or off (dynamic debug)", NULL },
 	{ "driver", cmd_driver, "[status | use kernel|bundled|auto [--force]] [--json]",
 	  "show which rdma_rxe is loaded and installed, or switch between them", cmd_driver_opts },
-	{ "tune",   cmd_tune,   "[NETDEV] [--apply [--persist | --from-config] | --revert] [--json]",
+	{ "tune",   cmd_tune,   "[NETDEV] [--apply [--persist | --from-config]] | --revert [--json]",
 	  "show MTU, buffers, IRQ, RPS/XPS and CPU settings to tune; apply or revert them",
 	  cmd_tune_opts },
 	{ "memlock", cmd_memlock, "UNIT [--install | --remove] [--json]",

@@ -377,7 +377,8 @@ int config_read_text(const char *path, char **text, size_t *len)
 	char *buf;
 	int fd, err = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* O_NONBLOCK: opening a FIFO with no writer must not hang every command. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) < 0) {
@@ -385,19 +386,27 @@ int config_read_text(const char *path, char **text, size_t *len)
 		close(fd);
 		return err;
 	}
-	if (S_ISDIR(st.st_mode)) {
+	if (!S_ISREG(st.st_mode)) {
 		close(fd);
-		return -EISDIR;
+		return S_ISDIR(st.st_mode) ? -EISDIR : -ESPIPE;
 	}
 	buf = malloc(cap + 1);
 	while (buf) {
 		ssize_t got;
 
+		if (size == cap && cap >= RXE_CONF_FILE_MAX) {
+			/* exactly the limit is fine: one more byte is not (buf has room for it) */
+			do
+				got = read(fd, buf + size, 1);
+			while (got < 0 && errno == EINTR);
+			err = got > 0 ? -EFBIG : got < 0 ? -errno : 0;
+			break;
+		}
 		if (size == cap) {
-			char *q = cap >= RXE_CONF_FILE_MAX ? NULL : realloc(buf, cap * 2 + 1);
+			char *q = realloc(buf, cap * 2 + 1);
 
 			if (!q) {
-				err = cap >= RXE_CONF_FILE_MAX ? -EFBIG : -ENOMEM;
+				err = -ENOMEM;
 				break;
 			}
 			buf = q;
@@ -427,6 +436,21 @@ int config_read_text(const char *path, char **text, size_t *len)
 	return 0;
 }
 
+void config_report_read_error(const char *path, int err)
+{
+	if (err == -EFBIG)
+		log_msg(LOG_ERR, "cannot read %s: it is larger than 1 MiB, which no rxe.conf needs; "
+			"check the path.", path);
+	else if (err == -EISDIR)
+		log_msg(LOG_ERR, "cannot read %s: it is a directory; name the file itself "
+			"(e.g. %s/rxe.conf).", path, path);
+	else if (err == -ESPIPE)
+		log_msg(LOG_ERR, "cannot read %s: it is not a regular file (a FIFO, device or "
+			"socket); name an rxe.conf file.", path);
+	else
+		log_msg(LOG_ERR, "cannot read %s: %s.", path, strerror(-err));
+}
+
 int config_load(const char *path, struct rxe_conf *conf)
 {
 	size_t len;
@@ -437,18 +461,8 @@ int config_load(const char *path, struct rxe_conf *conf)
 	err = config_read_text(path, &text, &len);
 	if (err == -ENOENT)
 		return err;
-	if (err == -EFBIG) {
-		log_msg(LOG_ERR, "cannot read %s: it is larger than 1 MiB, which no rxe.conf needs; "
-			"check the path.", path);
-		return err;
-	}
-	if (err == -EISDIR) {
-		log_msg(LOG_ERR, "cannot read %s: it is a directory; name the file itself "
-			"(e.g. %s/rxe.conf).", path, path);
-		return err;
-	}
 	if (err < 0) {
-		log_msg(LOG_ERR, "cannot read %s: %s.", path, strerror(-err));
+		config_report_read_error(path, err);
 		return err;
 	}
 	err = config_parse_buf(text, len, path, conf);

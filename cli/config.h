@@ -41,8 +41,8 @@ struct rxe_conf {
  * Parse the whole file before anything acts on it.  Returns 0, -ENOENT
  * when the file does not exist (nothing printed: the caller decides),
  * -EINVAL after printing "rxectl: FILE:LINE: <what is wrong>" via log, or
- * another -errno (a directory: -EISDIR, unreadable, over 1 MiB: -EFBIG)
- * after printing why.  On error *conf is left empty.
+ * another -errno (a directory: -EISDIR, a FIFO, device or socket: -ESPIPE, unreadable,
+ * over 1 MiB: -EFBIG) after printing why.  On error *conf is left empty.
  */
 int config_load(const char *path, struct rxe_conf *conf);
 /* Same on `len` bytes of text (NUL bytes in it are errors); `label` stands in for the file name. */
@@ -51,9 +51,13 @@ int config_parse_buf(const char *text, size_t len, const char *label, struct rxe
 int config_parse_string(const char *text, const char *label, struct rxe_conf *conf);
 /*
  * The whole file into a malloc'd NUL-terminated string of *len bytes (which may hold NULs:
- * the parser reports them).  -ENOENT if missing, -EISDIR, -EFBIG over RXE_CONF_FILE_MAX, or -errno.
+ * the parser reports them).  -ENOENT if missing, -EISDIR, -ESPIPE when not a regular file (a
+ * FIFO is never waited on), -EFBIG over RXE_CONF_FILE_MAX (exactly that many bytes are read), or
+ * -errno.
  */
 int config_read_text(const char *path, char **text, size_t *len);
+/* "rxectl: cannot read PATH: why." for an error of config_read_text() other than -ENOENT. */
+void config_report_read_error(const char *path, int err);
 void config_free(struct rxe_conf *conf);
 /* A deep copy of `src` into `dst` (config_free() it): 0 or -ENOMEM. */
 int config_copy(struct rxe_conf *dst, const struct rxe_conf *src);

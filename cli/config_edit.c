@@ -1,18 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /* config_edit.c - rewrite one [NETDEV] section of rxe.conf, leaving every other byte alone; atomic replace. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "config_edit.h"
 #include "config_line.h"
+#include "log.h"
 
 /* One line of the file: [start, start+len) including its '\n' if any. */
 struct line {
@@ -321,9 +325,43 @@ static int split_path(const char *path, char *real, char *dir, char *base)
 	return 0;
 }
 
+/* Is `name` one of config_write_atomic()'s temporary files of `base` (".BASE.XXXXXX")? */
+static bool is_temp_of(const char *name, const char *base)
+{
+	size_t blen = strlen(base);
+
+	if (name[0] != '.' || strncmp(name + 1, base, blen) || name[1 + blen] != '.')
+		return false;
+	name += blen + 2;
+	return strlen(name) == 6 && strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+					   "0123456789") == 6;
+}
+
+/*
+ * Under the lock no other edit is half done, so a temporary file of ours is a leftover of a
+ * process killed mid-write (SIGKILL, a power cut): remove it.
+ */
+static void remove_stale_temps(int dfd, const char *base)
+{
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((de = readdir(d)))
+		if (is_temp_of(de->d_name, base) && unlinkat(dfd, de->d_name, 0) == 0)
+			log_debug("removed %s, left behind by an interrupted edit", de->d_name);
+	closedir(d);
+}
+
 int config_lock(const char *path)
 {
 	char real[PATH_MAX], dir[PATH_MAX], base[NAME_MAX + 1];
+	struct timespec pause = { .tv_sec = 0, .tv_nsec = 100 * 1000000L };
 	int fd, err = split_path(path, real, dir, base);
 
 	if (err)
@@ -333,23 +371,61 @@ int config_lock(const char *path)
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	while (flock(fd, LOCK_EX) < 0) {
-		if (errno == EINTR)
-			continue;
-		err = -errno;
-		close(fd);
-		return err;
+	for (int i = 0; flock(fd, LOCK_EX | LOCK_NB) < 0; i++) {
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			err = -errno;
+			close(fd);
+			return err;
+		}
+		if (i == 0)
+			log_info("waiting for another rxectl to finish editing %s (up to %d s).", real,
+				 CONFIG_LOCK_WAIT);
+		if (i >= CONFIG_LOCK_WAIT * 10) {
+			close(fd);
+			return -ETIMEDOUT;
+		}
+		nanosleep(&pause, NULL);
 	}
+	remove_stale_temps(fd, base);
 	return fd;
+}
+
+int config_edit_error(int code, const char *path, const char *doing, int err)
+{
+	const char *hint = NULL;
+
+	if (err == -ETIMEDOUT)
+		return log_error(code, "cannot %s %s: another rxectl (enable, disable or tune "
+				 "--persist) has been editing it for %d s; look for a stuck one with "
+				 "`pgrep -a rxectl`.", doing, path, CONFIG_LOCK_WAIT);
+	if (err == -EFBIG)
+		return log_error(code, "cannot %s %s: the edited file would be larger than 1 MiB, "
+				 "which rxectl refuses to read; it was not changed.", doing, path);
+	if (err == -EROFS)
+		hint = "its file system is mounted read-only; remount it read-write, or name "
+		       "another file with -c";
+	else if ((err == -EACCES || err == -EPERM) && geteuid() != 0)
+		hint = "run rxectl as root";
+	else if (err == -EPERM)
+		hint = "root may not change it, so it (or its directory) is likely immutable or "
+		       "append-only: see `lsattr -d` on both, `chattr -i` lifts that";
+	else if (err == -EACCES)
+		hint = "root may not change it: a security module (SELinux, AppArmor) or the mount "
+		       "refuses it";
+	return log_error(code, "cannot %s %s: %s%s%s.", doing, path, strerror(-err),
+			 hint ? "; " : "", hint ? hint : "");
 }
 
 int config_write_atomic(const char *path, const char *text)
 {
 	char real[PATH_MAX], dir[PATH_MAX], tmp[PATH_MAX + NAME_MAX + 16], base[NAME_MAX + 1];
+	sigset_t block, saved;
 	struct stat st;
 	bool existed;
 	int fd, dfd, err;
 
+	if (strlen(text) > RXE_CONF_FILE_MAX)
+		return -EFBIG;	/* the reader would refuse it */
 	err = split_path(path, real, dir, base);	/* edit the file a symlink points to */
 	if (err)
 		return err;
@@ -358,9 +434,21 @@ int config_write_atomic(const char *path, const char *text)
 	if (!existed && mkdir(dir, 0755) < 0 && errno != EEXIST)
 		return -errno;
 	snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, base);
+	/* A signal between creating the temporary file and its rename or unlink would leave it
+	 * behind: the usual ones wait until it is gone (config_lock() removes what SIGKILL left). */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SIGQUIT);
+	sigaddset(&block, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &block, &saved);
 	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+	if (fd < 0) {
+		err = -errno;
+		sigprocmask(SIG_SETMASK, &saved, NULL);
+		return err;
+	}
 	if (existed) {
 		if (fchmod(fd, st.st_mode & 07777) < 0 ||
 		    (fchown(fd, st.st_uid, st.st_gid) < 0 && errno != EPERM)) {
@@ -383,6 +471,7 @@ int config_write_atomic(const char *path, const char *text)
 		err = -errno;
 		goto fail;
 	}
+	sigprocmask(SIG_SETMASK, &saved, NULL);
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd >= 0) {
 		fsync(dfd);
@@ -393,5 +482,6 @@ fail:
 	if (fd >= 0)
 		close(fd);
 	unlink(tmp);
+	sigprocmask(SIG_SETMASK, &saved, NULL);
 	return err;
 }

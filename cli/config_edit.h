@@ -41,17 +41,29 @@ int config_text_disable(const char *text, const char *netdev, char **out, bool *
 /*
  * Serialise read-modify-write cycles of `path` between processes: take an exclusive flock() on
  * the directory that holds it (the file itself is replaced by rename, so its lock would not
- * last).  The directory is created (0755) if missing.  Returns the descriptor holding the lock
- * (close() releases it), or -errno.
+ * last).  The directory is created (0755) if missing.  While another process holds it, says so
+ * once (log_info) and waits up to CONFIG_LOCK_WAIT seconds.  Once held, removes the temporary
+ * files (".BASE.XXXXXX") an edit killed mid-write left there.  Returns the descriptor holding
+ * the lock (close() releases it), -ETIMEDOUT, or -errno.
  */
+#define CONFIG_LOCK_WAIT 10
 int config_lock(const char *path);
+
+/*
+ * "rxectl: cannot DOING PATH: why; what to do." for an error of config_lock() or
+ * config_write_atomic(): a read-only file system, an immutable file (root), no root, the lock
+ * held too long, a file over the size limit.  Returns `code`.
+ */
+int config_edit_error(int code, const char *path, const char *doing, int err);
 
 /*
  * Replace `path` (following a symlink) atomically: write a temporary file in
  * the same directory with the old file's mode and owner (0644 root for a new
  * file), fsync it, rename it over the file, fsync the directory.  The
- * directory is created (0755) if missing.  0 or -errno; on failure the old
- * file is untouched and the temporary file removed.
+ * directory is created (0755) if missing.  0 or -errno (-EFBIG: `text` is over
+ * RXE_CONF_FILE_MAX, which the reader refuses); on failure the old file is untouched and the
+ * temporary file removed, also when SIGINT/SIGTERM/SIGHUP/SIGQUIT come meanwhile (they are
+ * held until then).
  */
 int config_write_atomic(const char *path, const char *text);
 

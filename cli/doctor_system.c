@@ -139,7 +139,8 @@ void doctor_check_module(struct doctor *d, const char *name)
 		if (!strcmp(name, "rdma_rxe"))
 			check_fix(&d->l, "install your distribution's extra kernel modules package "
 				  "(for example linux-modules-extra-%s on Ubuntu), or build and install "
-				  "the bundled driver with `make driver` (see README).", d->uts.release);
+				  "the bundled driver with `make -C driver module-install` (or `make -C "
+				  "driver dkms-install`; see README).", d->uts.release);
 		return;
 	}
 	if (cmd[0] && install_disables(cmd)) {

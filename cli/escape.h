@@ -24,4 +24,14 @@ int str_needs_escape(const char *s);
  */
 void fputs_escaped_text(const char *s, FILE *fp);
 
+/*
+ * JSON must be UTF-8, and bytes from a config file, the command line or a peer need not be:
+ * str_utf8_valid() says whether `s` is (RFC 3629: no overlong forms, surrogates or code points
+ * above U+10FFFF); str_utf8_escape() returns a malloc'd copy with each byte that is not part of
+ * a valid sequence written as \xNN (NULL: out of memory).  output.c passes every string of the
+ * JSON document through them.
+ */
+int str_utf8_valid(const char *s);
+char *str_utf8_escape(const char *s);
+
 #endif

@@ -18,11 +18,17 @@ static struct {
 	log_sink_fn sink;
 	void *sink_arg;
 	char first_error[2048];	/* the first LOG_ERR message, for --json's `error` member */
+	char first_warning[2048];	/* the first LOG_WARNING: why an exit 3 happened */
 } log_state = { .journal = -1 };
 
 const char *log_first_error(void)
 {
 	return log_state.first_error[0] ? log_state.first_error : NULL;
+}
+
+const char *log_first_warning(void)
+{
+	return log_state.first_warning[0] ? log_state.first_warning : NULL;
 }
 
 void log_init(int verbose)
@@ -76,6 +82,8 @@ void log_vmsg(int level, const char *fmt, va_list ap)
 		memcpy(msg, raw, sizeof(msg));
 	if (level <= LOG_ERR && !log_state.first_error[0])
 		memcpy(log_state.first_error, msg, sizeof(msg));
+	if (level == LOG_WARNING && !log_state.first_warning[0])
+		memcpy(log_state.first_warning, msg, sizeof(msg));
 
 	if (log_state.sink) {
 		log_state.sink(level, msg, log_state.sink_arg);

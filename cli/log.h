@@ -22,6 +22,9 @@ void log_vmsg(int level, const char *fmt, va_list ap);
 
 /* The first LOG_ERR message of this run (without "rxectl: "), or NULL: the JSON `error` member. */
 const char *log_first_error(void);
+/* The first LOG_WARNING message, or NULL: the `error` member of a run that ends with a warning
+ * only (exit 3, the netdev is not there). */
+const char *log_first_warning(void);
 
 /* log_error() returns `code` so a command can `return log_error(RXECTL_FAIL, ...)`. */
 int log_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -197,6 +197,51 @@ int opts_next(struct opts *o)
 	}
 }
 
+bool opts_scan_json(const struct opt_spec *specs, int argc, char **argv, int *first_arg)
+{
+	struct opts o;
+
+	opts_init(&o, NULL, NULL, specs, argc, argv);
+	if (first_arg)
+		*first_arg = argc;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const struct opt_spec *s;
+
+		if (!strcmp(a, "--"))
+			return false;
+		if (a[0] != '-' || !a[1]) {
+			if (first_arg) {
+				*first_arg = i;
+				return false;
+			}
+			continue;
+		}
+		if (a[1] == '-') {
+			const char *eq = strchr(a + 2, '=');
+
+			s = find_long(&o, a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2));
+			if (s && s->id == OPT_JSON)
+				return true;
+			if (s && s->value && !eq)
+				i++;	/* its value */
+			continue;
+		}
+		for (const char *c = a + 1; *c; c++) {
+			s = find_short(&o, *c);
+			if (!s)
+				break;	/* an error: the rest of the cluster is not read either */
+			if (s->id == OPT_JSON)
+				return true;
+			if (s->value) {
+				i += !c[1];	/* "-c FILE": the value is the next argument */
+				break;
+			}
+		}
+	}
+	return false;
+}
+
 void opts_print_help(FILE *fp, const struct opt_spec *specs, const struct opt_spec *shadow)
 {
 	for (const struct opt_spec *s = specs; s && s->name; s++) {

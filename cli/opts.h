@@ -54,6 +54,14 @@ void opts_init(struct opts *o, struct rxectl *ctx, const char *cmd, const struct
 	       int argc, char **argv);
 int opts_next(struct opts *o);
 
+/*
+ * Does argv[1..] ask for JSON (--json, -j, in a cluster too)?  Read as opts_next() would read it
+ * with `specs` (option values skipped, unknown options passed over), nothing acted on; "--" ends
+ * the scan.  With `first_arg`, the scan also ends at the first positional argument, whose index
+ * (argc: none) goes there.  So a usage error before --json still gets the JSON document.
+ */
+bool opts_scan_json(const struct opt_spec *specs, int argc, char **argv, int *first_arg);
+
 /* A number macro as a string, for `def`: OPTS_STR(PING_DEFAULT_PORT) is "7174". */
 #define OPTS_STR_(x) #x
 #define OPTS_STR(x) OPTS_STR_(x)

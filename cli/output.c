@@ -63,10 +63,25 @@ int output_flush(struct output *o)
 	return fflush(o->fp) ? -errno : 0;
 }
 
+/* A JSON string of `s`: bytes that are not UTF-8 become the text \xNN (JSON is UTF-8). */
+static json_object *json_str(const char *s)
+{
+	json_object *j;
+	char *esc;
+
+	if (str_utf8_valid(s))
+		return json_object_new_string(s);
+	esc = str_utf8_escape(s);
+	j = json_object_new_string(esc ? esc : "");
+	free(esc);
+	return j;
+}
+
 /* Attach `val` to the innermost container under `key`. */
 static void json_add(struct output *o, const char *key, json_object *val)
 {
 	json_object *cur;
+	char *esc = NULL;
 
 	if (o->depth == 0) {
 		/* A bare value at top level: wrap it in an object. */
@@ -76,10 +91,14 @@ static void json_add(struct output *o, const char *key, json_object *val)
 		o->depth = 1;
 	}
 	cur = o->stack[o->depth - 1];
-	if (json_object_is_type(cur, json_type_array))
+	if (json_object_is_type(cur, json_type_array)) {
 		json_object_array_add(cur, val);
-	else
-		json_object_object_add(cur, key ? key : "", val);
+		return;
+	}
+	if (key && !str_utf8_valid(key))
+		key = esc = str_utf8_escape(key);
+	json_object_object_add(cur, key ? key : "", val);
+	free(esc);
 }
 
 static void open_container(struct output *o, const char *key, json_object *c)
@@ -136,7 +155,7 @@ void out_str(struct output *o, const char *key, const char *fmt, const char *val
 {
 	if (o->json) {
 		if (key)
-			json_add(o, key, val ? json_object_new_string(val) : NULL);
+			json_add(o, key, val ? json_str(val) : NULL);
 	} else if (fmt) {
 		char esc[1024];
 
@@ -204,7 +223,7 @@ void out_finish_json(struct output *o, const char *message, int exit_code)
 	if (!message)
 		return;
 	err = json_object_new_object();
-	json_object_object_add(err, "message", json_object_new_string(message));
+	json_object_object_add(err, "message", json_str(message));
 	json_object_object_add(err, "exit_code", json_object_new_int(exit_code));
 	json_object_object_add(o->root, "error", err);
 }

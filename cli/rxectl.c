@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* rxectl.c - main(): global options, then dispatch through the command table. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,8 @@ static int finish(struct rxectl *ctx, int ret)
 		if (ret != RXECTL_OK) {
 			msg = log_first_error();
 			if (!msg)
+				msg = log_first_warning();
+			if (!msg)
 				msg = ret == RXECTL_USAGE ? "usage error or bad input." :
 				      "the operation failed; the other members say why.";
 		}
@@ -47,14 +50,22 @@ int main(int argc, char **argv)
 	};
 	struct rxectl ctx = { .config_path = RXECTL_DEFAULT_CONFIG };
 	const char *env = getenv("RXECTL_CONFIG");
+	const struct rxectl_command *cmd = NULL;
 	struct opts o;
-	int first = 0;
+	int first = 0, arg;
 
 	if (env && *env) {
 		ctx.config_path = env;
 		ctx.config_explicit = true;
 	}
 	log_init(0);
+	/* --json anywhere asks for the JSON document, also when a usage error stops the parsers
+	 * before they reach it. */
+	ctx.json = opts_scan_json(main_opts, argc, argv, &arg);
+	if (arg < argc)
+		cmd = rxectl_command_find(argv[arg]);
+	if (!ctx.json && cmd)
+		ctx.json = opts_scan_json(cmd->opts, argc - arg, argv + arg, NULL);
 	/* The global options before the command; the command's parser takes them after it too. */
 	opts_init(&o, &ctx, NULL, main_opts, argc, argv);
 	while (!first) {
@@ -63,7 +74,14 @@ int main(int argc, char **argv)
 			first = o.i - 1;
 			break;
 		case OPT_VERSION:
+			if (o.i < argc) {
+				log_error(0, "--version takes no arguments, but got '%s'.", argv[o.i]);
+				return finish(&ctx, RXECTL_USAGE);
+			}
 			printf("rxectl %s\n", RXECTL_VERSION);
+			if (fflush(stdout) != 0 || ferror(stdout))
+				return log_error(RXECTL_FAIL, "cannot write the version: %s.",
+						 strerror(errno));
 			return RXECTL_OK;
 		case OPTS_HELP:
 			return finish(&ctx, RXECTL_OK);
@@ -76,13 +94,12 @@ int main(int argc, char **argv)
 		}
 	}
 
-	for (const struct rxectl_command *c = rxectl_commands; c->name; c++) {
-		if (strcmp(c->name, argv[first]))
-			continue;
+	cmd = rxectl_command_find(argv[first]);
+	if (cmd) {
 		ctx.out = output_new(ctx.json, stdout);
 		if (!ctx.out)
 			return log_error(RXECTL_FAIL, "out of memory.");
-		return finish(&ctx, c->fn(&ctx, argc - first, argv + first));
+		return finish(&ctx, cmd->fn(&ctx, argc - first, argv + first));
 	}
 	log_error(0, "unknown command '%s'; run `rxectl --help` for the list of commands.",
 		  argv[first]);

@@ -63,16 +63,15 @@ static int conf_set_mtu(const char *path, const char *netdev, const char *value,
 		return -ENOENT;	/* neither the file nor its directory is created */
 	lock = config_lock(path);
 	if (lock < 0)
-		return log_error(RXECTL_FAIL, "cannot lock the directory of %s for editing: %s%s.",
-				 path, strerror(-lock), lock == -EACCES || lock == -EPERM ||
-				 lock == -EROFS ? "; run rxectl as root" : "");
+		return config_edit_error(RXECTL_FAIL, path, "lock for editing", lock);
 	err = config_read_text(path, &text, &len);
 	if (err == -ENOENT) {
 		ret = -ENOENT;
 		goto out;
 	}
 	if (err < 0) {
-		ret = log_error(RXECTL_USAGE, "cannot read %s: %s.", path, strerror(-err));
+		config_report_read_error(path, err);
+		ret = RXECTL_USAGE;
 		goto out;
 	}
 	if (config_parse_buf(text, len, path, &conf) < 0) {
@@ -108,9 +107,7 @@ static int conf_set_mtu(const char *path, const char *netdev, const char *value,
 	}
 	err = config_write_atomic(path, edited);
 	if (err < 0)
-		ret = log_error(RXECTL_FAIL, "cannot write %s: %s%s.", path, strerror(-err),
-				err == -EACCES || err == -EPERM || err == -EROFS ?
-				"; run rxectl as root" : "");
+		ret = config_edit_error(RXECTL_FAIL, path, "write", err);
 out:
 	free(text);
 	free(edited);

@@ -178,3 +178,17 @@ complete_words() {
 	run grep -nP '[\x00-\x08\x0b-\x1f]' "$TOP"/man/*.[0-9]
 	[ "$status" = 1 ] || { echo "$output"; false; }
 }
+
+@test "make -j2 clean all builds (clean does not race the compile and link of all)" {
+	command -v git >/dev/null || skip "no git"
+	work="$BATS_TEST_TMPDIR/clean"
+	mkdir -p "$work"
+	git -C "$TOP" ls-files -z --cached --others --exclude-standard |
+		tar --null -T - -C "$TOP" --ignore-failed-read -cf - 2>/dev/null | tar -x -C "$work"
+	run -0 make -C "$work" -s -j2 rxectl CFLAGS="-O0 -g0"
+	# A slow rm makes the race certain: run in parallel, `all` finds the objects up to date and
+	# links while clean waits, then clean deletes everything: make succeeds, and no rxectl.
+	run -0 make -C "$work" -s -j2 clean all CFLAGS="-O0 -g0" RM='sh -c "sleep 2; rm -f \"\$@\"" rm'
+	[ -x "$work/rxectl" ]
+	run -0 "$work/rxectl" --version
+}

@@ -19,7 +19,7 @@ RXECTL="$BATS_TEST_DIRNAME/../../rxectl"
 	run -0 "$RXECTL" driver --help
 	[ "${lines[0]}" = "usage: rxectl driver [status | use kernel|bundled|auto [--force]] [--json]" ]
 	run -0 "$RXECTL" tune --help
-	[ "${lines[0]}" = "usage: rxectl tune [NETDEV] [--apply [--persist | --from-config] | --revert] [--json]" ]
+	[ "${lines[0]}" = "usage: rxectl tune [NETDEV] [--apply [--persist | --from-config]] | --revert [--json]" ]
 }
 
 @test "stats: a bad --watch or too many names is exit 2" {

@@ -28,7 +28,7 @@ int main(void)
 	int status, lock_fd, ev_fd;
 	char *out;
 
-	tap_plan(16);
+	tap_plan(21);
 
 	ok(!strcmp(str_escape("rxe0\x1b[31mred\x07\n", buf, sizeof(buf)), "rxe0\\x1b[31mred\\x07\\x0a"),
 	   "ESC, BEL and newline become \\xNN (got %s)", buf);
@@ -39,6 +39,26 @@ int main(void)
 	ok(!strcmp(str_escape("abcd\x1b" "ef", small, sizeof(small)), "abcd") && strlen(small) < 8,
 	   "a result that does not fit is cut before an escape, never inside it (got %s)", small);
 	ok(str_needs_escape("a\rb") && !str_needs_escape("plain text"), "str_needs_escape");
+
+	/* JSON is UTF-8: what is not becomes \xNN, what is passes (issue 37) */
+	{
+		static const struct { const char *in, *want; } u[] = {
+			{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80" },
+			{ "r\xff\xfe", "r\\xff\\xfe" },
+			{ "e\x80th\xc0\xaf", "e\\x80th\\xc0\\xaf" },		/* lone continuation, overlong '/' */
+			{ "\xed\xa0\x80!", "\\xed\\xa0\\x80!" },		/* a UTF-16 surrogate */
+			{ "\xf4\x90\x80\x80 \xe2\x82", "\\xf4\\x90\\x80\\x80 \\xe2\\x82" },	/* > U+10FFFF, cut */
+		};
+
+		for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+			char *e = str_utf8_escape(u[i].in);
+
+			ok(e && !strcmp(e, u[i].want) &&
+			   str_utf8_valid(u[i].in) == !strcmp(u[i].in, u[i].want) && str_utf8_valid(e),
+			   "UTF-8 case %zu: got %s", i, e ? e : "NULL");
+			free(e);
+		}
+	}
 
 	log_set_sink(capture, NULL);
 	log_error(1, "peer says '%s'", "evil\x1b]0;title\x07");
