@@ -8,7 +8,6 @@
 
 #include "config.h"
 #include "driver.h"
-#include "kmod.h"
 #include "log.h"
 #include "output.h"
 #include "rxe.h"

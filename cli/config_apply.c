@@ -6,7 +6,6 @@
 #include "config.h"
 #include "config_apply.h"
 #include "driver.h"
-#include "kmod.h"
 #include "log.h"
 #include "netdev.h"
 #include "rxectl.h"

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "driver.h"
 #include "kmod.h"
 #include "log.h"
 #include "netdev.h"

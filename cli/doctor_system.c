@@ -10,6 +10,7 @@
 #include <infiniband/verbs.h>
 
 #include "doctor_checks.h"
+#include "driver.h"
 #include "kmod.h"
 #include "util.h"
 

@@ -9,7 +9,6 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
-#include <libkmod.h>
 
 #include "driver.h"
 #include "kmod.h"
@@ -108,9 +107,7 @@ static void add_file(struct rxe_driver_inventory *inv, const char *path)
 {
 	char real[PATH_MAX];
 	struct rxe_driver_file *f;
-	struct kmod_ctx *k;
-	struct kmod_module *m = NULL;
-	struct kmod_list *info = NULL, *it;
+	struct module_file_info mi;
 
 	if (!realpath(path, real))
 		return;
@@ -122,25 +119,10 @@ static void add_file(struct rxe_driver_inventory *inv, const char *path)
 	f = &inv->files[inv->n_files];
 	memset(f, 0, sizeof(*f));
 	snprintf(f->path, sizeof(f->path), "%s", real);
-	k = kmod_new(NULL, NULL);
-	if (k && kmod_module_new_from_path(k, real, &m) == 0 && kmod_module_get_info(m, &info) >= 0) {
-		kmod_list_foreach(it, info) {
-			const char *key = kmod_module_info_get_key(it);
-			const char *val = kmod_module_info_get_value(it);
-
-			if (!val)
-				continue;
-			if (!strcmp(key, "version"))
-				snprintf(f->version, sizeof(f->version), "%s", val);
-			else if (!strcmp(key, "srcversion"))
-				snprintf(f->srcversion, sizeof(f->srcversion), "%s", val);
-		}
-		kmod_module_info_free_list(info);
+	if (module_file_info(real, &mi) == 0) {
+		snprintf(f->version, sizeof(f->version), "%s", mi.version);
+		snprintf(f->srcversion, sizeof(f->srcversion), "%s", mi.srcversion);
 	}
-	if (m)
-		kmod_module_unref(m);
-	if (k)
-		kmod_unref(k);
 	f->bundled = rxe_is_bundled_version(f->version);
 	inv->n_files++;
 }
@@ -164,18 +146,16 @@ void rxe_driver_inventory(struct rxe_driver_inventory *inv)
 {
 	static const char *const dirs[] = { "kernel/drivers/infiniband/sw/rxe", "updates", "extra" };
 	struct utsname u;
-	char moddir[400], path[600], def[PATH_MAX] = "";
-	struct kmod_ctx *k;
-	struct kmod_list *list = NULL;
+	char moddir[400], path[600], def[PATH_MAX] = "", p[PATH_MAX];
 
 	memset(inv, 0, sizeof(*inv));
 	inv->loaded_file = -1;
 	uname(&u);
 	snprintf(inv->kernel, sizeof(inv->kernel), "%s", u.release);
 
-	k = kmod_new(NULL, NULL);
-	snprintf(moddir, sizeof(moddir), "%s", k && kmod_get_dirname(k) ? kmod_get_dirname(k) :
-		 "/lib/modules");
+	module_dir(moddir, sizeof(moddir));
+	if (!moddir[0])
+		snprintf(moddir, sizeof(moddir), "/lib/modules");
 	if (!strstr(moddir, u.release)) {
 		size_t l = strlen(moddir);
 
@@ -184,19 +164,12 @@ void rxe_driver_inventory(struct rxe_driver_inventory *inv)
 	inv->ships = kernel_ships_rxe(moddir, u.release);
 
 	/* What `modprobe rdma_rxe` would load: the first in modules.dep order. */
-	if (k && kmod_module_new_from_lookup(k, "rdma_rxe", &list) == 0 && list) {
-		struct kmod_module *m = kmod_module_get_module(list);
-		const char *p = kmod_module_get_path(m);
-
-		if (p && realpath(p, def))
+	if (module_path("rdma_rxe", p, sizeof(p)) == 0) {
+		if (realpath(p, def))
 			add_file(inv, def);
 		else
 			def[0] = '\0';
-		kmod_module_unref(m);
-		kmod_module_unref_list(list);
 	}
-	if (k)
-		kmod_unref(k);
 
 	scan_inv = inv;
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
@@ -267,40 +240,21 @@ void rxe_driver_missing_sentence(const struct rxe_driver_inventory *inv, enum rx
 /* Load the dependencies named in the file's modinfo, then the file itself. */
 static int load_file(const char *path)
 {
-	struct kmod_ctx *k = kmod_new(NULL, NULL);
-	struct kmod_module *m = NULL;
-	struct kmod_list *info = NULL, *it;
+	struct module_file_info mi;
+	char *save = NULL;
 	int err;
 
-	if (!k)
-		return -ENOMEM;
-	kmod_load_resources(k);
-	err = kmod_module_new_from_path(k, path, &m);
-	if (err < 0)
-		goto out;
-	if (kmod_module_get_info(m, &info) >= 0) {
-		kmod_list_foreach(it, info) {
-			char deps[256], *save = NULL;
-
-			if (strcmp(kmod_module_info_get_key(it), "depends") ||
-			    !kmod_module_info_get_value(it))
-				continue;
-			snprintf(deps, sizeof(deps), "%s", kmod_module_info_get_value(it));
-			for (char *d = strtok_r(deps, ",", &save); d; d = strtok_r(NULL, ",", &save)) {
-				err = module_load(d);
-				if (err < 0) {
-					log_msg(LOG_ERR, "loading %s, which rdma_rxe needs, failed: %s; see "
-						"`dmesg` for the kernel's reason.", d, strerror(-err));
-					kmod_module_info_free_list(info);
-					goto out;
-				}
-			}
+	if (module_file_info(path, &mi) < 0)
+		mi.depends[0] = '\0';
+	for (char *d = strtok_r(mi.depends, ",", &save); d; d = strtok_r(NULL, ",", &save)) {
+		err = module_load(d);
+		if (err < 0) {
+			log_msg(LOG_ERR, "loading %s, which rdma_rxe needs, failed: %s; see `dmesg` for "
+				"the kernel's reason.", d, strerror(-err));
+			goto out;
 		}
-		kmod_module_info_free_list(info);
 	}
-	err = kmod_module_insert_module(m, 0, NULL);
-	if (err == -EEXIST)
-		err = 0;
+	err = module_insert_file(path);
 	if (err == -EPERM || err == -EACCES)
 		log_msg(LOG_ERR, "loading %s was refused (%s); run rxectl as root.", path,
 			strerror(-err));
@@ -308,9 +262,6 @@ static int load_file(const char *path)
 		log_msg(LOG_ERR, "loading %s failed: %s; see `dmesg` for the kernel's reason (a module "
 			"built for another kernel is refused).", path, strerror(-err));
 out:
-	if (m)
-		kmod_module_unref(m);
-	kmod_unref(k);
 	log_debug("driver: loading %s: %s", path, err ? strerror(-err) : "ok");
 	return err;
 }
@@ -398,20 +349,42 @@ int rxe_driver_ensure(enum rxe_driver_choice choice)
 
 int rxe_driver_unload(void)
 {
-	struct kmod_ctx *k;
-	struct kmod_module *m = NULL;
-	int err;
-
 	if (access("/sys/module/rdma_rxe", F_OK) != 0)
 		return 0;
-	k = kmod_new(NULL, NULL);
-	if (!k)
-		return -ENOMEM;
-	err = kmod_module_new_from_name(k, "rdma_rxe", &m);
-	if (err == 0)
-		err = kmod_module_remove_module(m, 0);
-	if (m)
-		kmod_module_unref(m);
-	kmod_unref(k);
-	return err;
+	return module_remove("rdma_rxe");
+}
+
+void report_no_rdma_kernel(void)
+{
+	struct utsname u;
+
+	uname(&u);
+	log_msg(LOG_ERR, "kernel %s has no RDMA support (no ib_core module, no RDMA netlink), so it "
+		"cannot run rdma_rxe; boot a kernel built with CONFIG_INFINIBAND, such as your "
+		"distribution's stock kernel.", u.release);
+}
+
+int rxe_driver_version(char *buf, size_t len)
+{
+	FILE *f = fopen("/sys/module/rdma_rxe/version", "re");
+
+	if (len)
+		buf[0] = '\0';
+	if (!f)
+		return -errno;
+	if (!fgets(buf, (int)len, f))
+		buf[0] = '\0';
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+const char *rxe_driver_kind(void)
+{
+	char v[128];
+
+	if (access("/sys/module/rdma_rxe", F_OK) != 0)
+		return NULL;
+	rxe_driver_version(v, sizeof(v));
+	return rxe_is_bundled_version(v) ? "bundled" : "in-tree";
 }

@@ -69,4 +69,13 @@ int rxe_driver_unload(void);
 void rxe_driver_missing_sentence(const struct rxe_driver_inventory *inv, enum rxe_driver_choice c,
 				 char *buf, size_t len);
 
+/* The one sentence for a kernel without RDMA support (no ib_core, no RDMA netlink). */
+void report_no_rdma_kernel(void);
+
+/* "in-tree", "bundled", or NULL when rdma_rxe is not loaded: the bundled
+ * driver's /sys/module/rdma_rxe/version starts with "rxectl-bundled". */
+const char *rxe_driver_kind(void);
+/* The contents of /sys/module/rdma_rxe/version, or "" (in-tree has none). */
+int rxe_driver_version(char *buf, size_t len);
+
 #endif

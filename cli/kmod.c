@@ -1,17 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
-/* kmod.c - kernel modules through libkmod: state, loading, and which rdma_rxe is loaded. */
+/* kmod.c - the libkmod adapter: module state, lookup, modinfo, load, insert, remove; no policy. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 #include <libkmod.h>
 
-#include "driver.h"
 #include "kmod.h"
 #include "log.h"
-#include "util.h"
 
 static struct kmod_ctx *kctx_new(void)
 {
@@ -104,46 +101,6 @@ int module_load(const char *name)
 	return err;
 }
 
-void report_no_rdma_kernel(void)
-{
-	struct utsname u;
-
-	uname(&u);
-	log_msg(LOG_ERR, "kernel %s has no RDMA support (no ib_core module, no RDMA netlink), so it "
-		"cannot run rdma_rxe; boot a kernel built with CONFIG_INFINIBAND, such as your "
-		"distribution's stock kernel.", u.release);
-}
-
-int modules_load_rxe(void)
-{
-	return rxe_driver_ensure(RXE_DRIVER_AUTO);
-}
-
-int rxe_driver_version(char *buf, size_t len)
-{
-	FILE *f = fopen("/sys/module/rdma_rxe/version", "re");
-
-	if (len)
-		buf[0] = '\0';
-	if (!f)
-		return -errno;
-	if (!fgets(buf, (int)len, f))
-		buf[0] = '\0';
-	fclose(f);
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
-}
-
-const char *rxe_driver_kind(void)
-{
-	char v[128];
-
-	if (!sys_module_exists("rdma_rxe"))
-		return NULL;
-	rxe_driver_version(v, sizeof(v));
-	return rxe_is_bundled_version(v) ? "bundled" : "in-tree";
-}
-
 int module_load_policy(const char *name, char *install_cmd, size_t len, int *blacklisted)
 {
 	struct kmod_ctx *k;
@@ -174,6 +131,111 @@ int module_load_policy(const char *name, char *install_cmd, size_t len, int *bla
 		kmod_module_unref(m);
 	}
 	kmod_module_unref_list(list);
+	kmod_unref(k);
+	return err;
+}
+
+void module_dir(char *buf, size_t len)
+{
+	struct kmod_ctx *k = kmod_new(NULL, NULL);
+
+	snprintf(buf, len, "%s", k && kmod_get_dirname(k) ? kmod_get_dirname(k) : "");
+	if (k)
+		kmod_unref(k);
+}
+
+int module_path(const char *name, char *buf, size_t len)
+{
+	struct kmod_ctx *k = kmod_new(NULL, NULL);
+	struct kmod_list *list = NULL;
+	int err = -ENOENT;
+
+	if (len)
+		buf[0] = '\0';
+	if (!k)
+		return -ENOMEM;
+	if (kmod_module_new_from_lookup(k, name, &list) == 0 && list) {
+		struct kmod_module *m = kmod_module_get_module(list);
+		const char *p = kmod_module_get_path(m);
+
+		if (p) {
+			snprintf(buf, len, "%s", p);
+			err = 0;
+		}
+		kmod_module_unref(m);
+		kmod_module_unref_list(list);
+	}
+	kmod_unref(k);
+	return err;
+}
+
+int module_file_info(const char *path, struct module_file_info *mi)
+{
+	struct kmod_ctx *k = kmod_new(NULL, NULL);
+	struct kmod_module *m = NULL;
+	struct kmod_list *info = NULL, *it;
+	int err;
+
+	memset(mi, 0, sizeof(*mi));
+	if (!k)
+		return -ENOMEM;
+	err = kmod_module_new_from_path(k, path, &m);
+	if (err == 0 && (err = kmod_module_get_info(m, &info)) >= 0) {
+		err = 0;
+		kmod_list_foreach(it, info) {
+			const char *key = kmod_module_info_get_key(it);
+			const char *val = kmod_module_info_get_value(it);
+
+			if (!val)
+				continue;
+			if (!strcmp(key, "version"))
+				snprintf(mi->version, sizeof(mi->version), "%s", val);
+			else if (!strcmp(key, "srcversion"))
+				snprintf(mi->srcversion, sizeof(mi->srcversion), "%s", val);
+			else if (!strcmp(key, "depends"))
+				snprintf(mi->depends, sizeof(mi->depends), "%s", val);
+		}
+		kmod_module_info_free_list(info);
+	}
+	if (m)
+		kmod_module_unref(m);
+	kmod_unref(k);
+	return err;
+}
+
+int module_insert_file(const char *path)
+{
+	struct kmod_ctx *k = kmod_new(NULL, NULL);
+	struct kmod_module *m = NULL;
+	int err;
+
+	if (!k)
+		return -ENOMEM;
+	kmod_load_resources(k);
+	err = kmod_module_new_from_path(k, path, &m);
+	if (err == 0)
+		err = kmod_module_insert_module(m, 0, NULL);
+	if (err == -EEXIST)
+		err = 0;
+	if (m)
+		kmod_module_unref(m);
+	kmod_unref(k);
+	return err;
+}
+
+int module_remove(const char *name)
+{
+	struct kmod_ctx *k = kmod_new(NULL, NULL);
+	struct kmod_module *m = NULL;
+	int err;
+
+	if (!k)
+		return -ENOMEM;
+	err = kmod_module_new_from_name(k, name, &m);
+	if (err == 0)
+		err = kmod_module_remove_module(m, 0);
+	if (m)
+		kmod_module_unref(m);
 	kmod_unref(k);
 	return err;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* kmod.h - kernel modules through libkmod: is it loaded, load it, is it available at all. */
+/* kmod.h - the libkmod adapter: is a module loaded or available, its modinfo, load/insert/remove it. */
 #ifndef RXECTL_KMOD_H
 #define RXECTL_KMOD_H
 
@@ -11,7 +11,7 @@ enum module_state {
 	MODULE_NOT_AVAILABLE,	/* no such module for this kernel */
 };
 
-/* State of one module (e.g. "rdma_rxe"); negative errno if libkmod fails. */
+/* State of one module (e.g. "ib_core"); negative errno if libkmod fails. */
 int module_state(const char *name);
 /* Load one module with its dependencies; 0 if already loaded.
  * -ENOENT when the module does not exist for this kernel. */
@@ -25,17 +25,23 @@ int module_load(const char *name);
  */
 int module_load_policy(const char *name, char *install_cmd, size_t len, int *blacklisted);
 
-/* Load ib_core, ib_uverbs and rdma_rxe (the driver `auto` picks, see driver.h).
- * Prints the sentence that names the fix and returns a negative errno on failure. */
-int modules_load_rxe(void);
+/* The directory libkmod reads this kernel's modules from, or "" when it cannot say. */
+void module_dir(char *buf, size_t len);
+/* The file `modprobe NAME` would load (modules.dep order): 0, or -ENOENT when none. */
+int module_path(const char *name, char *buf, size_t len);
 
-/* The one sentence for a kernel without RDMA support (no ib_core, no RDMA netlink). */
-void report_no_rdma_kernel(void);
+/* A module file's modinfo; "" for a field it lacks. */
+struct module_file_info {
+	char version[128];
+	char srcversion[64];
+	char depends[256];	/* comma-separated module names */
+};
+int module_file_info(const char *path, struct module_file_info *mi);
 
-/* "in-tree", "bundled", or NULL when rdma_rxe is not loaded: the bundled
- * driver's /sys/module/rdma_rxe/version starts with "rxectl-bundled". */
-const char *rxe_driver_kind(void);
-/* The contents of /sys/module/rdma_rxe/version, or "" (in-tree has none). */
-int rxe_driver_version(char *buf, size_t len);
+/* Insert one module file, none of its dependencies (load those first); 0 when loaded already.
+ * Past modprobe: no install commands, no blacklist. */
+int module_insert_file(const char *path);
+/* Remove a loaded module: 0 or -errno (-EBUSY: in use). */
+int module_remove(const char *name);
 
 #endif

@@ -9,7 +9,7 @@
 #include <linux/rtnetlink.h>
 #include <rdma/ib_user_ioctl_verbs.h>
 
-#include "kmod.h"
+#include "driver.h"
 #include "log.h"
 #include "output.h"
 #include "rxe.h"

@@ -277,6 +277,14 @@ code_matching() {
 	[ "$(code_matching 'ctx->(rnl|nd|conf) *=[^=]|&ctx->(rnl|nd)\b')" = "ctx.c " ]
 }
 
+@test "libkmod has one adapter, kmod.c, and it decides nothing about rdma_rxe (driver.c does)" {
+	[ "$(code_matching 'kmod_|libkmod\.h')" = "kmod.c " ]
+	run grep -n 'rxe\|bundled\|in-tree' "$BATS_TEST_DIRNAME"/../../cli/kmod.c \
+		"$BATS_TEST_DIRNAME"/../../cli/kmod.h
+	echo "$output"
+	[ "$status" -eq 1 ]
+}
+
 @test "no command calls another command's function: shared work lives one layer down" {
 	# cmd_X() is called only from the command table (commands.c), never from another file
 	run grep -n -E '\bcmd_[a-z_]+\(|run_cmd\(|optind' "$BATS_TEST_DIRNAME"/../../cli/*.c
