@@ -18,6 +18,7 @@
 #include "output.h"
 #include "rxe.h"
 #include "tune.h"
+#include "tune_state.h"
 #include "util.h"
 
 static void print_table(struct rxectl *ctx, const struct tune *t)

@@ -14,9 +14,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "config_edit.h"
 #include "config_line.h"
 #include "log.h"
+#include "rxectl.h"
 
 /* One line of the file: [start, start+len) including its '\n' if any. */
 struct line {
@@ -484,4 +486,68 @@ fail:
 	unlink(tmp);
 	sigprocmask(SIG_SETMASK, &saved, NULL);
 	return err;
+}
+
+int config_file_set_mtu(const char *path, const char *netdev, const char *value, char *old,
+			size_t oldlen, config_before_write_fn before_write, void *arg)
+{
+	const struct rxe_conf_entry *e;
+	struct rxe_conf conf, check;
+	char *text = NULL, *edited = NULL;
+	bool changed = false;
+	size_t len = 0;
+	int lock, err, ret = RXECTL_OK;
+
+	old[0] = '\0';
+	if (access(path, F_OK) < 0 && errno == ENOENT)
+		return -ENOENT;	/* neither the file nor its directory is created */
+	lock = config_lock(path);
+	if (lock < 0)
+		return config_edit_error(RXECTL_FAIL, path, "lock for editing", lock);
+	err = config_read_text(path, &text, &len);
+	if (err == -ENOENT) {
+		ret = -ENOENT;
+		goto out;
+	}
+	if (err < 0) {
+		config_report_read_error(path, err);
+		ret = RXECTL_USAGE;
+		goto out;
+	}
+	if (config_parse_buf(text, len, path, &conf) < 0) {
+		log_msg(LOG_ERR, "%s was not changed; fix the line above first.", path);
+		ret = RXECTL_USAGE;
+		goto out;
+	}
+	e = config_find_netdev(&conf, netdev);
+	if (e && e->mtu)
+		snprintf(old, oldlen, "%u", e->mtu);
+	config_free(&conf);
+	if (!e) {
+		ret = -ENOENT;
+		goto out;
+	}
+	err = config_text_set_key(text, netdev, "mtu", value, &edited, &changed);
+	if (err < 0) {
+		ret = log_error(RXECTL_FAIL, "cannot edit %s: %s.", path, strerror(-err));
+		goto out;
+	}
+	if (!changed)
+		goto out;
+	if (config_parse_string(edited, path, &check) < 0) {
+		ret = log_error(RXECTL_FAIL, "the edited %s would not parse, so it was not written; "
+				"please report this as a bug.", path);
+		goto out;
+	}
+	config_free(&check);
+	if (before_write && (ret = before_write(path, netdev, old, arg)) != RXECTL_OK)
+		goto out;
+	err = config_write_atomic(path, edited);
+	if (err < 0)
+		ret = config_edit_error(RXECTL_FAIL, path, "write", err);
+out:
+	free(text);
+	free(edited);
+	close(lock);
+	return ret;
 }

@@ -4,6 +4,7 @@
 #define RXECTL_CONFIG_EDIT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /*
  * The text functions never touch a byte they do not have to: comments,
@@ -66,5 +67,19 @@ int config_edit_error(int code, const char *path, const char *doing, int err);
  * held until then).
  */
 int config_write_atomic(const char *path, const char *text);
+
+/*
+ * Set `mtu = value` (NULL: remove the line) in the [netdev] section of the file `path`, under
+ * config_lock(), checked before and after, replaced atomically; every other byte of the file
+ * stays.  *old gets the value it had ("" for none).  `before_write`, when not NULL, runs once the
+ * edit is known to change the file and before it does (tune --persist records the old value
+ * there); anything but RXECTL_OK from it stops the edit and is returned.  Returns RXECTL_OK,
+ * -ENOENT when the file or the section does not exist (nothing printed), or an exit code after
+ * saying what is wrong.
+ */
+typedef int (*config_before_write_fn)(const char *path, const char *netdev, const char *old,
+				      void *arg);
+int config_file_set_mtu(const char *path, const char *netdev, const char *value, char *old,
+			size_t oldlen, config_before_write_fn before_write, void *arg);
 
 #endif

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* tune.c - the tunables: MTU, socket buffers, IRQ affinity, RPS/XPS, CPU governor; applied with a record, reverted from it. */
+/* tune.c - the tunables: MTU, socket buffers, IRQ affinity, RPS/XPS, CPU governor; gathered, and applied with a record (tune_state.c). */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -18,6 +18,7 @@
 #include "output.h"
 #include "rxe.h"
 #include "tune.h"
+#include "tune_state.h"
 #include "util.h"
 
 static int read_value(const char *path, char *buf, size_t len)
@@ -308,41 +309,6 @@ static void gather_governor(struct tune *t)
 	globfree(&g);
 }
 
-/* --- the record of --apply: "path<TAB>old value" lines, in the order applied ---------- */
-
-static bool state_has(const char *path)
-{
-	FILE *f = fopen(TUNE_STATE, "r");
-	char line[512];
-	size_t l = strlen(path);
-	bool found = false;
-
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f))
-		found = !strncmp(line, path, l) && line[l] == '\t';
-	fclose(f);
-	return found;
-}
-
-int tune_state_record(const char *path, const char *old)
-{
-	FILE *f;
-	int err = 0;
-
-	if (state_has(path))
-		return 0;	/* the first --apply's value is the one to go back to */
-	mkdir(TUNE_STATE_DIR, 0755);
-	f = fopen(TUNE_STATE, "a");
-	if (!f)
-		return -errno;
-	if (fprintf(f, "%s\t%s\n", path, old) < 0)
-		err = -errno;
-	if (fclose(f) != 0 && !err)
-		err = -errno;
-	return err;
-}
-
 int tune_apply(struct rxectl *ctx, struct tune *t)
 {
 	struct output *o = ctx->out;
@@ -354,11 +320,12 @@ int tune_apply(struct rxectl *ctx, struct tune *t)
 
 		if (!x->recommended[0])
 			continue;
-		err = tune_state_record(x->path, x->current);
+		err = tune_state_record_value(x->path, x->current);
 		if (err < 0) {
 			out_arr_end(o);
 			return log_error(RXECTL_FAIL, "cannot record the old value of %s in %s: %s; "
-					 "nothing more was changed.", x->id, TUNE_STATE, strerror(-err));
+					 "nothing more was changed.", x->id, tune_state_path(),
+					 strerror(-err));
 		}
 		err = write_line(x->path, x->recommended);
 		if (err < 0) {
@@ -376,82 +343,6 @@ int tune_apply(struct rxectl *ctx, struct tune *t)
 	}
 	out_arr_end(o);
 	return RXECTL_OK;
-}
-
-int tune_revert(struct rxectl *ctx)
-{
-	struct output *o = ctx->out;
-	char (*paths)[512] = NULL, (*olds)[64] = NULL, line[512];
-	size_t n = 0, cap = 0;
-	FILE *f = fopen(TUNE_STATE, "r");
-	int ret = RXECTL_OK;
-	bool removed = false;
-
-	if (!f && errno != ENOENT)
-		return log_error(RXECTL_FAIL, "cannot read %s: %s.", TUNE_STATE, strerror(errno));
-	while (f && fgets(line, sizeof(line), f)) {
-		char *tab = strchr(line, '\t');
-
-		line[strcspn(line, "\n")] = '\0';
-		if (!tab)
-			continue;
-		*tab = '\0';
-		if (n == cap) {
-			cap = cap ? cap * 2 : 16;
-			paths = realloc(paths, cap * sizeof(*paths));
-			olds = realloc(olds, cap * sizeof(*olds));
-			if (!paths || !olds) {
-				fclose(f);
-				free(paths);
-				free(olds);
-				return log_error(RXECTL_FAIL, "out of memory.");
-			}
-		}
-		snprintf(paths[n], sizeof(paths[n]), "%s", line);
-		snprintf(olds[n], sizeof(olds[n]), "%s", tab + 1);
-		n++;
-	}
-	if (f)
-		fclose(f);
-	out_obj_begin(o, NULL);
-	out_arr_begin(o, "restored");
-	for (size_t i = n; i-- > 0;) {
-		char now[64];
-		int err;
-
-		if (!strncmp(paths[i], TUNE_CONF_PREFIX, strlen(TUNE_CONF_PREFIX))) {
-			if (tune_conf_restore(ctx, paths[i], olds[i]) != RXECTL_OK)
-				ret = RXECTL_FAIL;
-			continue;
-		}
-		read_value(paths[i], now, sizeof(now));
-		err = write_line(paths[i], olds[i]);
-		if (err < 0) {
-			log_error(0, "restoring %s to %s failed: %s.", paths[i], olds[i], strerror(-err));
-			ret = RXECTL_FAIL;
-			continue;
-		}
-		out_obj_begin(o, NULL);
-		out_str(o, "path", "restored %s", paths[i]);
-		out_str(o, "from", ": %s", now);
-		out_str(o, "to", " -> %s\n", olds[i]);
-		out_obj_end(o);
-	}
-	out_arr_end(o);
-	if (unlink(TUNE_SYSCTL_FILE) == 0) {
-		removed = true;
-		out_text(o, "removed %s\n", TUNE_SYSCTL_FILE);
-	}
-	out_bool(o, "sysctl_file_removed", NULL, removed);
-	if (n == 0 && !removed)
-		out_text(o, "nothing to revert: `rxectl tune --apply` recorded nothing (%s).\n",
-			 TUNE_STATE);
-	out_obj_end(o);
-	if (ret == RXECTL_OK)
-		unlink(TUNE_STATE);
-	free(paths);
-	free(olds);
-	return ret;
 }
 
 void tune_gather(struct tune *t, const char *netdev)
@@ -476,7 +367,7 @@ int tune_apply_for_up(struct rxectl *ctx, const char *netdev)
 
 		if (!x->recommended[0] || !strcmp(x->id, "mtu"))
 			continue;
-		err = tune_state_record(x->path, x->current);
+		err = tune_state_record_value(x->path, x->current);
 		if (!err)
 			err = write_line(x->path, x->recommended);
 		if (err == -EROFS && getenv("INVOCATION_ID")) {

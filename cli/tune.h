@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* tune.h - the tunables of `rxectl tune` (and rxe.conf's `tune = yes`): gather, apply with a record, persist, revert. */
+/* tune.h - the tunables of `rxectl tune` (and rxe.conf's `tune = yes`): gather, apply with a record, persist. */
 #ifndef RXECTL_TUNE_H
 #define RXECTL_TUNE_H
 
@@ -8,11 +8,6 @@
 
 struct rxectl;
 
-#ifndef RXECTL_RUNSTATEDIR
-#define RXECTL_RUNSTATEDIR "/run"
-#endif
-#define TUNE_STATE_DIR RXECTL_RUNSTATEDIR "/rxectl"
-#define TUNE_STATE TUNE_STATE_DIR "/tune.state"
 #define TUNE_SYSCTL_FILE RXECTL_SYSCONFDIR "/sysctl.d/90-rxectl-tune.conf"
 
 /* The MTU switches carry as "jumbo"; more than that rarely gets through a network. */
@@ -39,8 +34,8 @@ struct tune {
 /* Read every tunable of `netdev` (kept by pointer) and what to recommend. */
 void tune_gather(struct tune *t, const char *netdev);
 /*
- * Write each recommended value, recording the old one first in TUNE_STATE (the first --apply's
- * value is the one --revert goes back to); each change is printed into an array "changed"
+ * Write each recommended value, recording the old one first in tune.state (tune_state.h: the
+ * first --apply's value is the one --revert goes back to); each change is printed into an array "changed"
  * of ctx->out.  RXECTL_OK or RXECTL_FAIL after saying what failed and that --revert helps.
  */
 int tune_apply(struct rxectl *ctx, struct tune *t);
@@ -48,17 +43,10 @@ int tune_apply(struct rxectl *ctx, struct tune *t);
  * --persist (tune_persist.c): the sysctls into TUNE_SYSCTL_FILE, and the MTU --apply set into
  * `mtu =` of the netdev's section of rxe.conf (ctx->config_path), the file edited in place as
  * `enable` edits it; a netdev without a section gets a warning naming the line instead (tune
- * does not declare netdevs).  The old `mtu =` (or its absence) is recorded in TUNE_STATE under
- * TUNE_CONF_PREFIX "NETDEV:FILE" for --revert.
+ * does not declare netdevs).  The old `mtu =` (or its absence) is recorded in tune.state
+ * (tune_state_record_conf()) for --revert, which tune_state.c does.
  */
 int tune_persist(struct rxectl *ctx, struct tune *t);
-#define TUNE_CONF_PREFIX "rxe.conf:"
-/* --revert of one such record: `mtu =` set back to `old` ("" removes the line); RXECTL_*. */
-int tune_conf_restore(struct rxectl *ctx, const char *record, const char *old);
-/* Record the old value of `path` in TUNE_STATE unless one is recorded already: 0 or -errno. */
-int tune_state_record(const char *path, const char *old);
-/* Restore everything TUNE_STATE records, newest first, and remove TUNE_SYSCTL_FILE. */
-int tune_revert(struct rxectl *ctx);
 /*
  * rxe.conf's `tune = yes`, for `up`: apply tune's recommendations for `netdev` but the MTU
  * (that one is `mtu =`, since both ends must carry it), recorded as --apply records them; each

@@ -285,6 +285,13 @@ code_matching() {
 	[ "$status" -eq 1 ]
 }
 
+@test "the tune.state record has one owner: only tune_state.c names it, writes, reads or reverts it" {
+	# tune.c and tune_persist.c each wrote the other's records, and tune.c reverted both
+	[ "$(code_matching 'TUNE_STATE\b|tune\.state')" = "tune_state.c " ]
+	[ "$(code_matching 'TUNE_CONF_PREFIX|"rxe\.conf:')" = "tune_state.c " ]
+	[ "$(code_matching '^int tune_revert|^int tune_state_')" = "tune_state.c " ]
+}
+
 @test "no command calls another command's function: shared work lives one layer down" {
 	# cmd_X() is called only from the command table (commands.c), never from another file
 	run grep -n -E '\bcmd_[a-z_]+\(|run_cmd\(|optind' "$BATS_TEST_DIRNAME"/../../cli/*.c
