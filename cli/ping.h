@@ -117,6 +117,25 @@ enum ping_result {
 	PING_RES_LOCAL,		/* posting failed here */
 };
 
+/*
+ * The loss counters of one side (rdma_rxe's names, see stats.c) that the "loss" verdict quotes:
+ * retransmissions and sequence errors.  A listener answers a counters query (a connection
+ * request whose facts ask for a 0-byte buffer) with a reject whose private data is
+ *   0 'R' 'C'  magic,  2 u8 n,  3 n x u64 (big-endian; PING_COUNTER_UNKNOWN: none)
+ * so a client can read them while the listener is still busy with its failed connection.
+ */
+#define PING_N_COUNTERS		5
+#define PING_COUNTER_UNKNOWN	UINT64_MAX
+#define PING_COUNTERS_LEN	(3 + 8 * PING_N_COUNTERS)
+extern const char *const ping_counter_names[PING_N_COUNTERS];
+struct ping_counters {
+	bool known;
+	uint64_t v[PING_N_COUNTERS];	/* PING_COUNTER_UNKNOWN where the driver has none */
+};
+/* Writes PING_COUNTERS_LEN bytes (0 if `len` is too small); decode: 0 or -EINVAL. */
+size_t ping_counters_encode(const struct ping_counters *c, uint8_t *buf, size_t len);
+int ping_counters_decode(const uint8_t *buf, size_t len, struct ping_counters *c);
+
 struct ping_failure {
 	enum ping_stage stage;
 	const char *host;		/* as the user typed it */
@@ -140,13 +159,23 @@ struct ping_failure {
 	long bad_offset;		/* PING_RES_MISMATCH */
 	bool have_facts;
 	struct ping_facts local, peer;
+	unsigned int waited_s;		/* the wait that ran out (--timeout) */
+	struct ping_counters local_ctr;	/* this side's loss counters' growth during the sweep */
+	struct ping_counters peer_ctr;	/* the peer's, since its device was created */
 };
+
+/*
+ * Would the diagnosis of `f` be "loss": a message larger than one packet (the RoCE active MTU)
+ * passed, so full-size frames do get through, and a later one never completed?  Then the client
+ * gathers both sides' counters first.  Pure.
+ */
+bool ping_is_loss(const struct ping_failure *f);
 
 struct ping_diag {
 	const char *layer;	/* stable id: name, address, route, device, cm, firewall, no_rxe,
-				 * listener, busy, rejected, mtu, transfer, remote_access, data,
-				 * peer_gone, local */
-	char message[768];	/* sentences: what is wrong, and what to do */
+				 * listener, busy, rejected, mtu, transfer, loss, remote_access,
+				 * data, peer_gone, local */
+	char message[1280];	/* sentences: what is wrong, and what to do */
 };
 
 /* The decision: which layer failed and what to say.  Pure: no I/O. */

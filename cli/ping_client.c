@@ -341,11 +341,76 @@ static int client_connect(struct client *cl, struct addrinfo *ai)
 	return 0;
 }
 
+/*
+ * The peer's loss counters, asked on a second RDMA CM request while the first connection still
+ * stands (its listener is busy with it): a request whose facts ask for a 0-byte buffer is
+ * answered by a reject that carries them (ping.h).  A listener of an older rxectl rejects it
+ * with a sentence instead: out->known stays false.
+ */
+static void query_peer_counters(struct client *cl, const struct sockaddr *dst,
+				struct ping_counters *out)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_conn_param cp = { .qp_num = 1, .retry_count = 3 };
+	struct ping_facts q = cl->c.local;
+	struct rdma_cm_id *id = NULL;
+	struct rdma_cm_event *ev = NULL;
+	uint8_t pd[PING_FACTS_LEN];
+	int64_t deadline = mono_ns() + 5 * (int64_t)1000000000;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	if (!ch || rdma_create_id(ch, &id, NULL, RDMA_PS_TCP))
+		goto out;
+	if (rdma_resolve_addr(id, NULL, (struct sockaddr *)dst, 2000) ||
+	    ping_wait_cm(ch, -1, deadline, &ev) <= 0)
+		goto out;
+	r = ev->event == RDMA_CM_EVENT_ADDR_RESOLVED;
+	rdma_ack_cm_event(ev);
+	if (!r || rdma_resolve_route(id, 2000) || ping_wait_cm(ch, -1, deadline, &ev) <= 0)
+		goto out;
+	r = ev->event == RDMA_CM_EVENT_ROUTE_RESOLVED;
+	rdma_ack_cm_event(ev);
+	q.buf_size = 0;
+	ping_facts_encode(&q, pd, sizeof(pd));
+	cp.private_data = pd;
+	cp.private_data_len = sizeof(pd);
+	if (!r || rdma_connect(id, &cp) || ping_wait_cm(ch, -1, deadline, &ev) <= 0)
+		goto out;
+	if (ev->event == RDMA_CM_EVENT_REJECTED)
+		ping_counters_decode(ev->param.conn.private_data, ev->param.conn.private_data_len,
+				     out);
+	log_debug("ping: counters query: %s, %s", rdma_event_str(ev->event),
+		  out->known ? "answered" : "no counters");
+	rdma_ack_cm_event(ev);
+out:
+	if (id)
+		rdma_destroy_id(id);
+	if (ch)
+		rdma_destroy_event_channel(ch);
+}
+
+/* A timeout after multi-packet messages passed: both sides' loss counters for the diagnosis. */
+static void gather_loss_counters(struct client *cl, const struct ping_counters *before,
+				 const struct sockaddr *dst)
+{
+	struct ping_failure *f = &cl->fail;
+
+	ping_device_counters(cl->ctx, cl->c.local.device, &f->local_ctr);
+	for (size_t i = 0; f->local_ctr.known && i < PING_N_COUNTERS; i++)
+		if (!before->known || before->v[i] == PING_COUNTER_UNKNOWN)
+			f->local_ctr.v[i] = PING_COUNTER_UNKNOWN;
+		else if (f->local_ctr.v[i] != PING_COUNTER_UNKNOWN)
+			f->local_ctr.v[i] -= before->v[i];
+	query_peer_counters(cl, dst, &f->peer_ctr);
+}
+
 int ping_run_client(struct rxectl *ctx, const struct ping_opts *o)
 {
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *ai = NULL;
 	struct output *out = ctx->out;
 	struct client cl = { .ctx = ctx, .o = o };
+	struct ping_counters before = { 0 };
 	struct ping_diag d;
 	char port[8];
 	bool ok = false;
@@ -376,7 +441,11 @@ int ping_run_client(struct rxectl *ctx, const struct ping_opts *o)
 			ping_print_facts(out, "local", &cl.c.local);
 			ping_print_facts(out, "peer", &cl.c.peer);
 			ping_print_facts_text(out, &cl);
+			ping_device_counters(ctx, cl.c.local.device, &before);
+			cl.fail.waited_s = o->timeout;
 			ok = sweep(&cl);
+			if (!ok && ping_is_loss(&cl.fail))
+				gather_loss_counters(&cl, &before, ai->ai_addr);
 		}
 	}
 	if (!ok && cl.fail.stage == PING_STAGE_CONNECT && !cl.fail.reject_reason &&

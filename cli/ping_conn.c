@@ -21,6 +21,7 @@
 #include "version.h"
 #include "util.h"
 #include "ping_conn.h"
+#include "stats.h"
 
 int ping_ms_left(int64_t deadline)
 {
@@ -151,6 +152,28 @@ void ping_gather_facts(struct rxectl *ctx, struct ping_conn *c)
 		f->driver = PING_DRV_UNKNOWN;
 	}
 	free(devs);
+}
+
+void ping_device_counters(struct rxectl *ctx, const char *device, struct ping_counters *out)
+{
+	struct rxe_dev *devs = NULL;
+	const struct rxe_dev *d;
+	struct rxe_stats *st = calloc(1, sizeof(*st));
+	size_t n = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (st && device && rxe_list(ctx, &devs, &n) == 0 &&
+	    (d = rxe_find_by_name(devs, n, device)) && rxe_stats_read(ctx, d, st) == 0) {
+		out->known = true;
+		for (size_t i = 0; i < PING_N_COUNTERS; i++) {
+			bool found;
+			unsigned long long v = rxe_stats_value(st, ping_counter_names[i], &found);
+
+			out->v[i] = found ? v : PING_COUNTER_UNKNOWN;
+		}
+	}
+	free(devs);
+	free(st);
 }
 
 int ping_conn_setup(struct ping_conn *c, uint32_t size)

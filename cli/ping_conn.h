@@ -59,6 +59,8 @@ int ping_wait_cm(struct rdma_event_channel *ch, int sigfd, int64_t deadline,
 int ping_wait_wc(struct ping_conn *c, struct rdma_event_channel *ch, int sigfd, int64_t deadline,
 		 struct ibv_wc *wc, struct rdma_cm_event **cm_ev);
 void ping_gather_facts(struct rxectl *ctx, struct ping_conn *c);
+/* The loss counters (ping.h) of rxe device `device`; out->known false when they cannot be read. */
+void ping_device_counters(struct rxectl *ctx, const char *device, struct ping_counters *out);
 int ping_conn_setup(struct ping_conn *c, uint32_t size);
 void ping_conn_teardown(struct ping_conn *c);
 int ping_post_recv(struct ping_conn *c, uint8_t *at, uint32_t len);

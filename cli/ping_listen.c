@@ -52,6 +52,31 @@ static const char *peer_str(struct rdma_cm_id *id, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * A counters query (ping.h: facts asking for a 0-byte buffer, sent by a client whose test just
+ * failed, maybe while we still serve its connection): rejected with this side's loss counters.
+ * False when `ev` is an ordinary request.  Call before the event is acknowledged.
+ */
+static bool answer_counters_query(struct listener *ls, struct rdma_cm_event *ev)
+{
+	struct ping_counters c;
+	struct ping_facts f;
+	uint8_t pd[PING_COUNTERS_LEN];
+	char who[INET6_ADDRSTRLEN];
+
+	if (ping_facts_decode(ev->param.conn.private_data, ev->param.conn.private_data_len, &f) ||
+	    f.buf_size != 0)
+		return false;
+	ping_device_counters(ls->ctx, ev->id->verbs ? ibv_get_device_name(ev->id->verbs->device) :
+			     NULL, &c);
+	ping_counters_encode(&c, pd, sizeof(pd));
+	rdma_reject(ev->id, pd, sizeof(pd));
+	out_text(ls->ctx->out, "%s: sent this side's loss counters%s\n",
+		 peer_str(ev->id, who, sizeof(who)), c.known ? "" : " (none could be read)");
+	fflush(stdout);
+	return true;
+}
+
 /* Any CM event while serving: another client is turned away; returns true when ours ended. */
 static bool serve_cm_event(struct listener *ls, struct ping_conn *c, struct rdma_cm_event *ev)
 {
@@ -62,7 +87,8 @@ static bool serve_cm_event(struct listener *ls, struct ping_conn *c, struct rdma
 	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST && !ours) {
 		struct rdma_cm_id *other = ev->id;
 
-		reject(other, "it is busy with another client; try again in a moment.");
+		if (!answer_counters_query(ls, ev))
+			reject(other, "it is busy with another client; try again in a moment.");
 		rdma_ack_cm_event(ev);
 		rdma_destroy_id(other);
 		return false;
@@ -164,6 +190,11 @@ static void handle_request(struct listener *ls, struct rdma_cm_event *ev)
 	uint64_t addr;
 	int r = ping_facts_decode(ev->param.conn.private_data, ev->param.conn.private_data_len, &cf);
 
+	if (answer_counters_query(ls, ev)) {
+		rdma_ack_cm_event(ev);
+		rdma_destroy_id(c.id);
+		return;
+	}
 	peer_str(c.id, who, sizeof(who));
 	rdma_ack_cm_event(ev);
 	if (r) {

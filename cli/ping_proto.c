@@ -52,6 +52,37 @@ int ping_facts_decode(const uint8_t *buf, size_t len, struct ping_facts *f)
 	return 0;
 }
 
+const char *const ping_counter_names[PING_N_COUNTERS] = {
+	"completer_retry_err", "retry_exceeded_err", "rcvd_seq_err", "out_of_seq_request",
+	"duplicate_request",
+};
+
+size_t ping_counters_encode(const struct ping_counters *c, uint8_t *buf, size_t len)
+{
+	if (len < PING_COUNTERS_LEN)
+		return 0;
+	buf[0] = 'R';
+	buf[1] = 'C';
+	buf[2] = PING_N_COUNTERS;
+	for (size_t i = 0; i < PING_N_COUNTERS; i++) {
+		put32(buf + 3 + 8 * i, (uint32_t)(c->v[i] >> 32));
+		put32(buf + 7 + 8 * i, (uint32_t)c->v[i]);
+	}
+	return PING_COUNTERS_LEN;
+}
+
+int ping_counters_decode(const uint8_t *buf, size_t len, struct ping_counters *c)
+{
+	memset(c, 0, sizeof(*c));
+	if (!buf || len < 3 || buf[0] != 'R' || buf[1] != 'C' || len < 3 + 8 * (size_t)buf[2])
+		return -EINVAL;
+	for (size_t i = 0; i < PING_N_COUNTERS; i++)
+		c->v[i] = i < buf[2] ? (uint64_t)get32(buf + 3 + 8 * i) << 32 | get32(buf + 7 + 8 * i)
+				     : PING_COUNTER_UNKNOWN;
+	c->known = true;
+	return 0;
+}
+
 const char *ping_driver_str(uint8_t drv)
 {
 	switch (drv) {
@@ -299,12 +330,78 @@ static bool mtus_differ(const struct ping_failure *f)
 		  f->local.active_mtu != f->peer.active_mtu));
 }
 
+/* "never completed": our deadline passed, or the transport gave up retrying. */
+static bool never_completed(const struct ping_failure *f)
+{
+	return f->result == PING_RES_TIMEOUT ||
+		(f->result == PING_RES_WC_ERROR && f->wc_status_str &&
+		 strstr(f->wc_status_str, "retry"));
+}
+
+/* The largest packet payload on the path: the smaller RoCE active MTU (4096, RoCE's largest,
+ * when neither side said). */
+static unsigned int one_packet(const struct ping_failure *f)
+{
+	unsigned int a = f->have_facts ? f->local.active_mtu : 0;
+	unsigned int b = f->have_facts ? f->peer.active_mtu : 0;
+
+	if (a && b)
+		return a < b ? a : b;
+	return a ? a : b ? b : 4096;
+}
+
+bool ping_is_loss(const struct ping_failure *f)
+{
+	return f->stage == PING_STAGE_TRANSFER && never_completed(f) && !mtus_differ(f) &&
+		f->passed_size > one_packet(f);
+}
+
+/* " name N, name N, ..." of the counters that are known, or `none`. */
+static void counters_str(const struct ping_counters *c, char *buf, size_t len, const char *none)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; c->known && i < PING_N_COUNTERS && o < len; i++)
+		if (c->v[i] != PING_COUNTER_UNKNOWN)
+			o += (size_t)snprintf(buf + o, len - o, "%s%s %llu", o ? ", " : "",
+					      ping_counter_names[i], (unsigned long long)c->v[i]);
+	if (!buf[0])
+		snprintf(buf, len, "%s", none);
+}
+
+static void diag_loss(const struct ping_failure *f, struct ping_diag *d, const char *sz,
+		      const char *ok)
+{
+	char here[256], there[256], when[96];
+	unsigned int pkts = (f->passed_size + one_packet(f) - 1) / one_packet(f);
+
+	counters_str(&f->local_ctr, here, sizeof(here), "not known (the driver keeps none, or "
+		     "they could not be read)");
+	counters_str(&f->peer_ctr, there, sizeof(there), "not known (it did not answer the "
+		     "counters query; run `rxectl stats` there)");
+	if (f->result != PING_RES_TIMEOUT)
+		snprintf(when, sizeof(when), "before the transport gave up retrying (%s)",
+			 f->wc_status_str);
+	else if (f->waited_s)
+		snprintf(when, sizeof(when), "in the %u s waited", f->waited_s);
+	else
+		snprintf(when, sizeof(when), "in the time waited");
+	d->layer = "loss";
+	say("messages up to %s bytes pass (%u packets of up to %u bytes each, so full-size frames "
+	    "get through), but the %s of %s bytes did not complete %s: the path loses or delays "
+	    "packets and the retransmissions did not recover in time. Retransmission and "
+	    "sequence-error counters: this side, during the test: %s; %s, since its device was "
+	    "created: %s. Give it longer with --timeout (e.g. --timeout %u), or test smaller "
+	    "messages with --sizes (e.g. --sizes 1-%s); `rxectl stats --watch 1` on both sides "
+	    "shows the loss as it happens.", ok, pkts, one_packet(f), f->op, sz, when, here,
+	    f->host, there, f->waited_s ? f->waited_s * 3 : 30, ok);
+}
+
 static void diag_transfer(const struct ping_failure *f, struct ping_diag *d)
 {
 	char sz[16], ok[16];
-	bool never = f->result == PING_RES_TIMEOUT ||
-		(f->result == PING_RES_WC_ERROR && f->wc_status_str &&
-		 strstr(f->wc_status_str, "retry"));
+	bool never = never_completed(f);
 
 	ping_size_str(f->size, sz, sizeof(sz));
 	ping_size_str(f->passed_size, ok, sizeof(ok));
@@ -358,6 +455,10 @@ static void diag_transfer(const struct ping_failure *f, struct ping_diag *d)
 		    "%s (only if every link between them carries frames that big).", ok, f->op, sz,
 		    nd, f->local.netdev_mtu, f->local.active_mtu, f->host, f->peer.netdev_mtu,
 		    f->peer.active_mtu, fix);
+		return;
+	}
+	if (ping_is_loss(f)) {
+		diag_loss(f, d, sz, ok);
 		return;
 	}
 	d->layer = "transfer";

@@ -67,7 +67,7 @@ int main(void)
 	struct ping_diag d;
 	char s[32];
 
-	tap_plan(46);
+	tap_plan(52);
 
 	/* Size lists */
 	ok(sizes_are(PING_DEFAULT_SIZES, all, 21), "the default sizes are the 21 powers of two from 1 B to 1 MiB");
@@ -194,5 +194,44 @@ int main(void)
 	fl.result = PING_RES_PEER_GONE;
 	diagnose(&fl, &d);
 	ok(!strcmp(d.layer, "peer_gone"), "a peer that disconnects mid-test is named");
+
+	/* issue 37: equal MTUs, 256K (256 full-size packets) passed, the 512K READ timed out */
+	fl = transfer_failure(1500, 1500);
+	fl.op = "read";
+	fl.passed_size = 256 << 10;
+	fl.size = 512 << 10;
+	fl.waited_s = 10;
+	fl.local_ctr = (struct ping_counters){ true, { 12, 0, 3, 0, PING_COUNTER_UNKNOWN } };
+	fl.peer_ctr = (struct ping_counters){ true, { 0, 0, 0, 7, 41 } };
+	ok(ping_is_loss(&fl), "a timeout after a multi-packet message passed is loss");
+	diagnose(&fl, &d);
+	ok(!strcmp(d.layer, "loss") && strstr(d.message, "up to 256K bytes pass (256 packets of up "
+	   "to 1024 bytes") && strstr(d.message, "read of 512K bytes did not complete in the 10 s "
+	   "waited") && !strstr(d.message, "drops large frames") && !strstr(d.message, "MTU of every"),
+	   "loss, not a frame-size problem: %s", d.message);
+	ok(strstr(d.message, "this side, during the test: completer_retry_err 12, retry_exceeded_err 0, "
+		  "rcvd_seq_err 3, out_of_seq_request 0;") &&
+	   strstr(d.message, "192.0.2.1, since its device was created: completer_retry_err 0, "
+		  "retry_exceeded_err 0, rcvd_seq_err 0, out_of_seq_request 7, duplicate_request 41.") &&
+	   strstr(d.message, "--timeout 30") && strstr(d.message, "--sizes 1-256K"),
+	   "both sides' counters, the time waited, and --timeout/--sizes to try");
+	fl.peer_ctr.known = false;
+	fl.result = PING_RES_WC_ERROR;
+	fl.wc_status_str = "transport retry counter exceeded";
+	diagnose(&fl, &d);
+	ok(!strcmp(d.layer, "loss") && strstr(d.message, "before the transport gave up retrying "
+	   "(transport retry counter exceeded)") && strstr(d.message, "not known (it did not answer"),
+	   "retries exhausted after large messages passed: loss too; unknown peer counters are said");
+	{
+		struct ping_counters a = { true, { 1, 2, 3, (uint64_t)1 << 40, PING_COUNTER_UNKNOWN } }, b;
+		uint8_t w[PING_COUNTERS_LEN];
+
+		ok(ping_counters_encode(&a, w, sizeof(w)) == PING_COUNTERS_LEN &&
+		   ping_counters_decode(w, sizeof(w), &b) == 0 && b.known &&
+		   !memcmp(a.v, b.v, sizeof(a.v)), "the counters answer round-trips");
+		ok(ping_counters_decode(w, sizeof(w) - 1, &b) < 0 && !b.known &&
+		   ping_counters_decode((const uint8_t *)"RXit is busy", 13, &b) < 0,
+		   "a short answer or a listener's sentence is not counters");
+	}
 	return tap_done();
 }
