@@ -162,6 +162,8 @@ void ping_device_counters(struct rxectl *ctx, const char *device, struct ping_co
 	size_t n = 0;
 
 	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < PING_N_COUNTERS; i++)
+		out->v[i] = PING_COUNTER_UNKNOWN;	/* also what a listener sends when it has none */
 	if (st && device && rxe_list(ctx, &devs, &n) == 0 &&
 	    (d = rxe_find_by_name(devs, n, device)) && rxe_stats_read(ctx, d, st) == 0) {
 		out->known = true;

@@ -378,8 +378,9 @@ static void diag_loss(const struct ping_failure *f, struct ping_diag *d, const c
 
 	counters_str(&f->local_ctr, here, sizeof(here), "not known (the driver keeps none, or "
 		     "they could not be read)");
-	counters_str(&f->peer_ctr, there, sizeof(there), "not known (it did not answer the "
-		     "counters query; run `rxectl stats` there)");
+	counters_str(&f->peer_ctr, there, sizeof(there), f->peer_ctr.known ? "not known (its "
+		     "driver keeps none)" : "not known (it did not answer the counters query; run "
+		     "`rxectl stats` there)");
 	if (f->result != PING_RES_TIMEOUT)
 		snprintf(when, sizeof(when), "before the transport gave up retrying (%s)",
 			 f->wc_status_str);

@@ -67,7 +67,7 @@ int main(void)
 	struct ping_diag d;
 	char s[32];
 
-	tap_plan(52);
+	tap_plan(53);
 
 	/* Size lists */
 	ok(sizes_are(PING_DEFAULT_SIZES, all, 21), "the default sizes are the 21 powers of two from 1 B to 1 MiB");
@@ -229,6 +229,14 @@ int main(void)
 		ok(ping_counters_encode(&a, w, sizeof(w)) == PING_COUNTERS_LEN &&
 		   ping_counters_decode(w, sizeof(w), &b) == 0 && b.known &&
 		   !memcmp(a.v, b.v, sizeof(a.v)), "the counters answer round-trips");
+		for (size_t i = 0; i < PING_N_COUNTERS; i++)
+			a.v[i] = PING_COUNTER_UNKNOWN;
+		ping_counters_encode(&a, w, sizeof(w));
+		fl.peer_ctr = (struct ping_counters){ 0 };
+		ok(ping_counters_decode(w, sizeof(w), &fl.peer_ctr) == 0 &&
+		   (diagnose(&fl, &d), strstr(d.message, "since its device was created: not known (its "
+					   "driver keeps none)")),
+		   "a listener whose driver keeps no counters says so: %s", d.message);
 		ok(ping_counters_decode(w, sizeof(w) - 1, &b) < 0 && !b.known &&
 		   ping_counters_decode((const uint8_t *)"RXit is busy", 13, &b) < 0,
 		   "a short answer or a listener's sentence is not counters");
