@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The units and the files `make install` puts in /etc, read on the host: netdev churn is a success
 # status of rxe@.service, both units are sandboxed (systemd-analyze security, offline), and the
-# memlock limits and module loading are scoped or opt-in (issues 14 and 16).
+# memlock limits and module loading are scoped or opt-in (issues 14 and 16); rxe.target orders the
+# remote mounts after the devices, and the man page recommends x-systemd.after= (issue 40).
 #   tests/run-all tests/host/units.bats
 
 bats_require_minimum_version 1.5.0
@@ -128,4 +129,39 @@ RXECTL="$BATS_TEST_DIRNAME/../../rxectl"
 	[[ "$output" == *"nginx.service already gets LimitMEMLOCK=infinity"* ]]
 	[[ "$output" == *"nginx.service no longer gets rxectl's memlock drop-in"* ]]
 	[[ "$output" == *"nginx.service had no rxectl memlock drop-in"* ]]
+}
+
+# Storage at boot (issue 40): remote mounts wait for the declared devices, ordered only.
+@test "rxe.target is ordered before remote-fs-pre.target and pulls it in, without coupling mounts to it" {
+	t="$INST/usr/lib/systemd/system/rxe.target"
+	grep -qx 'Before=remote-fs-pre.target' "$t"
+	grep -qx 'Wants=remote-fs-pre.target' "$t"
+	# ordering only: no Requires=/BindsTo=/PartOf= that would stop or unmount anything with it,
+	# and no ordering after remote-fs (a cycle with the mounts it is to precede)
+	! grep -Eq '^(Requires|BindsTo|PartOf|Requisite)=' "$t"
+	! grep -Eq '^After=.*remote-fs' "$t"
+	! grep -q '^DefaultDependencies=no' "$t"
+	# each rxe@ instance and the monitor come before rxe.target, so before the mounts
+	grep -q '^Before=rxe.target' "$INST/usr/lib/systemd/system/rxe@.service"
+	grep -q '^Before=rxe.target' "$INST/usr/lib/systemd/system/rxe-monitor.service"
+}
+
+@test "systemd-analyze verify finds nothing to say about the three units" {
+	command -v systemd-analyze >/dev/null || skip "no systemd-analyze"
+	local u="$INST/usr/lib/systemd/system"
+	cp "$u/rxe@.service" "$u/rxe@eth0.service"
+	mkdir -p "$INST/bin" && cp /bin/kill "$INST/bin/"	# ExecReload's, as on the machine
+	run -0 systemd-analyze verify --root="$INST" --man=no "$u/rxe.target" "$u/rxe@eth0.service" \
+		"$u/rxe-monitor.service"
+	echo "$output"
+	[ -z "$output" ]
+}
+
+@test "the man pages recommend x-systemd.after=rxe@NIC.service for mounts, not x-systemd.requires=" {
+	m="$BATS_TEST_DIRNAME/../../man/rxe@.service.8"
+	grep -q '^server:/ .*,x\\-systemd\.after=rxe@eth0\.service 0 0$' "$m"
+	# requires= appears only where the page says why not to use it
+	! grep -h 'x\\-systemd\.requires=rxe@' "$BATS_TEST_DIRNAME"/../../man/*
+	grep -q 'Use \\fBx\\-systemd.after=\\fR, not \\fBx\\-systemd.requires=\\fR' "$m"
+	grep -q 'remote\\-fs\\-pre.target' "$m"
 }
