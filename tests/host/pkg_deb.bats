@@ -43,6 +43,31 @@ setup_file() {
 	done
 }
 
+# Issue 40: an upgrade never stops rxe.target (each rxe@ is PartOf= it: stopping it deletes every
+# device) nor an rxe@ instance; it try-restarts the monitor. The lifecycle guest test upgrades.
+@test "rxectl's maintainer scripts stop nothing on upgrade but try-restart the monitor" {
+	local c="$BATS_TEST_TMPDIR/ctl"
+	dpkg-deb -e "$RXECTL_DEB" "$c"
+	! grep -q 'deb-systemd-invoke stop' "$c/preinst" 2>/dev/null
+	grep -q "deb-systemd-invoke try-restart 'rxe-monitor.service'" "$c/postinst"
+	! grep -Eq "deb-systemd-invoke (restart|try-restart|stop) .*rxe(\.target|@)" "$c/postinst"
+	# the only stop is prerm's, on remove
+	run -0 grep -n 'deb-systemd-invoke stop' "$c/prerm"
+	awk '/deb-systemd-invoke stop/ && !seen { exit !inremove } /"\$1" = remove/ { inremove = 1 }' "$c/prerm"
+}
+
+@test "rxe-dkms's postinst says a loaded rdma_rxe stays in use and the new module comes at its next load" {
+	local c="$BATS_TEST_TMPDIR/ctl"
+	dpkg-deb -e "$DKMS_DEB" "$c"
+	run -0 grep -n 'common.postinst\|stays in use\|from its next load' "$c/postinst"
+	echo "$output"
+	# after DKMS's own part
+	[ "$(sed -n 1p <<< "$output" | grep -c common.postinst)" = 1 ]
+	[[ "$output" == *"not unloaded under running RDMA devices and QPs"* ]]
+	sh -n "$c/postinst"
+	! grep -q 'rmmod\|modprobe -r rdma_rxe *$\|modprobe -r rdma_rxe;' "$c/postinst"
+}
+
 @test "every file of etc/ is a conffile of rxectl" {
 	run -0 dpkg-deb -f "$RXECTL_DEB" Package
 	conffiles=$(dpkg-deb --ctrl-tarfile "$RXECTL_DEB" | tar -xOf - ./conffiles)
