@@ -24,7 +24,7 @@ VERSION ?= $(VERSION_BASE)$(if $(GIT_COMMIT),$(if $(findstring +,$(VERSION_BASE)
 
 LIBS_PC := libmnl libnl-3.0 libnl-route-3.0 libkmod libsystemd libibverbs librdmacm json-c
 # Goals that compile need every library; say which is missing instead of failing later.
-NO_LIBS_GOALS := clean dist deb deps uninstall driver
+NO_LIBS_GOALS := clean dist deb deb-src deps uninstall driver
 ifneq ($(filter-out $(NO_LIBS_GOALS),$(or $(MAKECMDGOALS),all)),)
 PC_ERRORS := $(shell $(PKG_CONFIG) --print-errors --exists $(LIBS_PC) 2>&1 || echo failed)
 ifneq ($(PC_ERRORS),)
@@ -163,18 +163,25 @@ endif
 # deb: the Debian packages rxectl and rxe-dkms (dpkg-buildpackage -us -uc -b; debian/control
 # lists the build dependencies), built from a copy of this tree (tracked and new files, no build
 # products) in $(DEB_DIR), where the .deb files land; the checkout stays clean.
+# deb-src: the source package (dpkg-buildpackage -S: .dsc and .tar.xz) the same way.
 DEB_DIR ?= build/deb
 DEB_VERSION := $(shell dpkg-parsechangelog -S Version 2>/dev/null)
-deb:
-	$(quiet) DEB $(DEB_DIR)
+define deb_build # dpkg-buildpackage's options, the files to list
 	$(Q)rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/rxectl-$(DEB_VERSION)
 	$(Q)if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
 		git ls-files -z --cached --others --exclude-standard | \
 			tar --null -T - --ignore-failed-read -cf - 2>/dev/null; \
 	else tar --exclude=./build -cf - .; fi | tar -xf - -C $(DEB_DIR)/rxectl-$(DEB_VERSION)
-	$(Q)cd $(DEB_DIR)/rxectl-$(DEB_VERSION) && dpkg-buildpackage -us -uc -b \
-		> ../build.log 2>&1 || { tail -n 40 ../build.log; echo "make deb: failed, log: $(DEB_DIR)/build.log"; exit 1; }
-	$(Q)ls $(DEB_DIR)/*.deb
+	$(Q)cd $(DEB_DIR)/rxectl-$(DEB_VERSION) && dpkg-buildpackage -us -uc $(1) \
+		> ../build.log 2>&1 || { tail -n 40 ../build.log; echo "make $@: failed, log: $(DEB_DIR)/build.log"; exit 1; }
+	$(Q)ls $(2)
+endef
+deb:
+	$(quiet) DEB $(DEB_DIR)
+	$(call deb_build,-b,$(DEB_DIR)/*.deb)
+deb-src:
+	$(quiet) DEBSRC $(DEB_DIR)
+	$(call deb_build,-S,$(DEB_DIR)/*.dsc)
 
 # Everything install puts in place (the config file rxe.conf is the admin's: it stays).
 uninstall:
@@ -215,6 +222,6 @@ clean:
 	-$(MAKE) -C driver clean KVER=$(KVER) >/dev/null 2>&1
 	-$(MAKE) -C tests/driver clean >/dev/null 2>&1
 
-.PHONY: all unit fuzz driver test-progs deps check check-host check-install check-kernels install uninstall dist deb clean FORCE
+.PHONY: all unit fuzz driver test-progs deps check check-host check-install check-kernels install uninstall dist deb deb-src clean FORCE
 
 -include $(CLI_SRCS:.c=.d)

@@ -22,7 +22,8 @@ setup_file() {
 	CC=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\([^ ]*\).*/\1/p' "$HDR/.config")
 	command -v "${CC:-gcc}" >/dev/null ||
 		skip "$KVER was built with $CC, which this guest's root does not have (run it with RXE_VM_GUEST_ROOT=build)"
-	export VER=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$TOP/driver/dkms.conf")
+	# the version dkms-install gives the sources (dkms.conf holds #MODULE_VERSION#)
+	export VER=$(make -s -C "$TOP/driver" version)
 	STOCK=$(find "/lib/modules/$KVER/kernel" -name 'rdma_rxe.ko*' | head -n1)
 	export STOCK
 }

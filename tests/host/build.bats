@@ -21,10 +21,14 @@ setup() {
 	local v deb dkms
 	v=$(cat "$TOP/VERSION")
 	deb=$(dpkg-parsechangelog -l "$TOP/debian/changelog" -S Version)
-	dkms=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$TOP/driver/dkms.conf")
-	echo "VERSION $v, debian/changelog $deb, driver/dkms.conf $dkms"
+	# dkms.conf holds #MODULE_VERSION#, which dkms-install (and dh_dkms -V) fill in
+	grep -qx 'PACKAGE_VERSION="#MODULE_VERSION#"' "$TOP/driver/dkms.conf"
+	dkms=$(make -s -C "$TOP/driver" version)
+	make -s -C "$TOP/driver" dkms-install DESTDIR="$BATS_TEST_TMPDIR/root"
+	echo "VERSION $v, debian/changelog $deb, driver $dkms"
 	[ "${deb%%-*}" = "$v" ]
 	[ "$dkms" = "$v" ]
+	grep -qx "PACKAGE_VERSION=\"$v\"" "$BATS_TEST_TMPDIR/root/usr/src/rdma_rxe-$v/dkms.conf"
 }
 
 @test "make names a missing library instead of silencing pkg-config" {
