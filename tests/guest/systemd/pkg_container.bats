@@ -4,8 +4,8 @@
 # OCI archive) under podman in a systemd guest, run as the DaemonSet runs it: privileged, host
 # network, the node's /lib/modules and /dev/infiniband, rxe.conf at /etc/rxe. Its entrypoint
 # (rxe-node) creates the declared devices, re-creates one whose netdev is deleted and re-added,
-# passes the readiness command, deletes the devices and exits 0 on SIGTERM, and refuses bad
-# configuration with exit 2.
+# passes its readiness and liveness probes, leaves the devices and exits 0 on SIGTERM (deletes
+# them with RXE_REMOVE_ON_EXIT=yes), and refuses bad configuration with exit 2.
 # Kubernetes itself (kubelet, the DaemonSet controller) is not run here: tests/host/pkg_kubernetes.bats
 # checks the manifest. Tests build on each other in order (one container for most of them).
 #   make deb && contrib/kubernetes/build-image && tests/run-all tests/guest/systemd/pkg_container.bats
@@ -103,34 +103,43 @@ make_veth() { # name address (the peer is NAMEp)
 	[ "$(pm inspect -f '{{.State.Running}}' rxe-node)" = true ]
 }
 
-@test "the readiness command (rxectl doctor) passes in the container" {
-	run pm exec rxe-node rxectl doctor
+@test "the readiness and liveness probes pass in the container, and doctor's report is in its log" {
+	run pm exec rxe-node rxe-node --ready
 	echo "$output"
 	[ "$status" = 0 ]
+	[ "$output" = "the monitor runs and every declared netdev present has its rxe device" ]
+	run -0 pm exec rxe-node rxe-node --alive
+	[[ "$output" == "rxectl monitor runs (pid "* ]]
+	run -0 pm logs rxe-node
+	[[ "$output" == *"rxe-node: rxectl doctor (reported, not gating readiness):"* ]]
 	[[ "$output" == *"rxe_$NIC"* ]]
 }
 
-@test "SIGTERM: the container deletes the declared devices and exits 0" {
+@test "SIGTERM: the container leaves the declared devices (the default) and exits 0" {
 	run -0 pm kill --signal TERM rxe-node
 	run -0 pm wait rxe-node
 	echo "$output"
 	[ "$output" = 0 ]
-	[ -z "$(devs_on "$NIC")" ]
-	[ -z "$(devs_on rxk0)" ]
+	[ "$(devs_on "$NIC")" = "rxe_$NIC:ACTIVE" ]
+	[ "$(devs_on rxk0)" = rxe_k:ACTIVE ]
+	run -0 pm logs rxe-node
+	[[ "$output" == *"RXE_REMOVE_ON_EXIT=no: the declared devices stay"* ]]
 	pm rm rxe-node
 }
 
-@test "RXE_REMOVE_ON_EXIT=no leaves the devices when the container stops" {
-	run -0 run_node rxe-node -e RXE_REMOVE_ON_EXIT=no
-	wait_for "$NIC" "rxe_$NIC:ACTIVE"
+@test "the next container takes the devices over; with RXE_REMOVE_ON_EXIT=yes it deletes them when it stops" {
+	run -0 run_node rxe-node -e RXE_REMOVE_ON_EXIT=yes
+	for _ in $(seq $((BOUND * 2))); do
+		pm exec rxe-node rxe-node --ready >/dev/null 2>&1 && break
+		sleep 0.5
+	done
+	run -0 pm exec rxe-node rxe-node --ready
+	[ "$(devs_on "$NIC")" = "rxe_$NIC:ACTIVE" ]
 	run -0 pm stop -t 60 rxe-node
 	[ "$(pm inspect -f '{{.State.ExitCode}}' rxe-node)" = 0 ]
-	[ "$(devs_on "$NIC")" = "rxe_$NIC:ACTIVE" ]
-	run -0 pm logs rxe-node
-	[[ "$output" == *"RXE_REMOVE_ON_EXIT=no: the declared devices stay."* ]]
+	[ -z "$(devs_on "$NIC")" ]
+	[ -z "$(devs_on rxk0)" ]
 	pm rm rxe-node
-	rdma link delete "rxe_$NIC"
-	rdma link delete rxe_k 2>/dev/null || true
 }
 
 @test "a malformed rxe.conf stops the container with exit 2, a message and no device" {
