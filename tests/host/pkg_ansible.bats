@@ -26,10 +26,10 @@ first_netdev() {
 	done
 }
 
-@test "ansible-lint finds nothing in the role and the sample playbook" {
+@test "ansible-lint (production profile) finds nothing in the role and the sample playbook" {
 	command -v ansible-lint >/dev/null || skip "ansible-lint is not installed (Debian package ansible-lint)"
 	cd "$ANS"
-	run env NO_COLOR=1 ansible-lint -p playbook.yml roles/rxectl
+	run env NO_COLOR=1 ansible-lint --profile production -p playbook.yml roles/rxectl
 	echo "$output"
 	[ "$status" = 0 ]
 	[[ "$(sed 's/\x1b\[[0-9;]*m//g; s/\x1b\][^\\]*\\//g' <<< "$output")" == *" 0 failure(s), 0 warning(s) "* ]]
@@ -110,4 +110,29 @@ Y
 	echo "$output"
 	[ "$status" = 0 ]
 	grep -A1 "TASK \[rxectl : Fail the host on failing doctor checks" <<< "$output" | grep -q "skipping: \[localhost\]"
+}
+
+# meta/argument_specs.yml (issue 40): Ansible checks the role's variables before any task, so a
+# misspelt value fails the host instead of being ignored. Only the check runs here: the play is
+# limited to a tag no task has (the check is tagged always).
+validate() { # extra vars (JSON) -> ansible-playbook's output and status
+	printf -- '- hosts: localhost\n  gather_facts: false\n  roles: [rxectl]\n' > "$BATS_TEST_TMPDIR/p.yml"
+	ANSIBLE_ROLES_PATH="$ANS/roles" ANSIBLE_LOCALHOST_WARNING=false \
+		ansible-playbook -c local -i localhost, "$BATS_TEST_TMPDIR/p.yml" --tags rxe-check-only -e "$1" 2>&1
+}
+
+@test "the role's argument spec refuses a misspelt choice and wrong types, and takes the defaults" {
+	run -2 validate '{"rxectl_teardown_packages": "purg"}'
+	[[ "$output" == *"value of rxectl_teardown_packages must be one of: keep, remove, purge, got: purg"* ]]
+	run -2 validate '{"rxectl_netdevs": [{"name": "eth0", "mtu": "big"}]}'
+	[[ "$output" == *"argument 'mtu' is of type"*"cannot be converted to an int"* ]]
+	run -2 validate '{"rxectl_dkms": "sometimes"}'
+	[[ "$output" == *"rxectl_dkms"* ]]
+	run -0 validate '{"rxectl_netdevs": [{"cidr": "192.0.2.0/24"}], "rxectl_ping_window": "1200"}'
+	[[ "$output" == *"ok=1 "*"failed=0"* ]]
+	# every variable of defaults/main.yml is in the spec, with the same default
+	run -0 /usr/bin/python3 -c 'import sys, yaml
+d = yaml.safe_load(open(sys.argv[1])); s = yaml.safe_load(open(sys.argv[2]))["argument_specs"]["main"]["options"]
+bad = [k for k in d if k not in s or s[k].get("default") != d[k]] + [k for k in s if k not in d]
+print(bad); sys.exit(1 if bad else 0)' "$ANS/roles/rxectl/defaults/main.yml" "$ANS/roles/rxectl/meta/argument_specs.yml"
 }
