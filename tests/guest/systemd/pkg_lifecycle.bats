@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # The Debian packages (make deb; tests/run-all builds them first) through their life in a systemd
 # guest: install a previous version of rxectl + rxe-dkms (DKMS builds the module for the guest's
-# kernel) -> `rxectl enable NIC --now` -> ACTIVE on the bundled driver -> the boot path again ->
-# upgrade keeps the rxe.conf edits -> `apt remove` (modprobe finds the kernel's own rdma_rxe
-# again) -> `apt purge` leaves no file behind.
+# kernel) -> debian/tests (autopkgtest) -> `rxectl enable NIC --now` -> ACTIVE on the bundled
+# driver -> the boot path again -> upgrade keeps the rxe.conf edits, every declared device (same
+# RDMA device index), its rxe@ unit (never stopped) and an RDMA consumer ordered after it (still
+# sending) -> `apt remove` (modprobe finds the kernel's own rdma_rxe again) -> `apt purge` leaves
+# no file behind.
 # The guest's kernel is made to look like Debian's cloud kernel first (its own rdma_rxe.ko set
 # aside, as tests/guest/cli_nostock.bats does), so the device runs on the module DKMS built: on a
 # kernel that ships rdma_rxe, `rxectl up` prefers the kernel's own (README, "The bundled driver").
@@ -129,6 +131,18 @@ wait_active() { # netdev seconds
 	[ -z "$(rdma -j link show | jq -r '.[].ifname')" ]
 }
 
+# debian/tests (autopkgtest) on the installed packages, as autopkgtest runs them in a testbed: the
+# smoke test, and the device on a veth (on the module DKMS built: the kernel's own is hidden).
+@test "the autopkgtest's smoke and device tests pass against the installed packages" {
+	local t
+	for t in smoke device; do
+		AUTOPKGTEST_TMP=$(mktemp -d) run "$TOP/debian/tests/$t"
+		echo "$output"
+		[ "$status" = 0 ] || { echo "debian/tests/$t: exit $status"; false; }
+	done
+	[ -z "$(rdma -j link show | jq -r '.[].ifname')" ]
+}
+
 @test "rxectl enable NIC --now gives an ACTIVE device on the bundled driver" {
 	run rxectl enable "$NIC" --now
 	echo "$output"
@@ -161,22 +175,101 @@ wait_active() { # netdev seconds
 	[ "$(systemctl is-active rxe-monitor.service)" = active ]
 }
 
-@test "upgrading to the new version keeps the edits to rxe.conf and the device" {
-	printf '# edited by the operator before the upgrade\n[%s]\nname = rxe_%s\n' "$NIC" "$NIC" > "$CONF"
+# state_of NETDEV: one line of what must not change across an upgrade: the rxe device on NETDEV
+# (name and RDMA device index: a device deleted and re-created gets a new index) and its rxe@
+# unit's state and invocation (a unit stopped and started again gets a new InvocationID).
+state_of() {
+	local u="rxe@$1.service"
+	printf '%s: %s index %s, %s %s (invocation %s)\n' "$1" \
+		"$(rdma -j link show | jq -r --arg n "$1" '.[] | select(.netdev == $n) | .ifname')" \
+		"$(rdma -j link show | jq -r --arg n "$1" '.[] | select(.netdev == $n) | .ifindex')" \
+		"$u" "$(systemctl is-active "$u")" "$(systemctl show -P InvocationID "$u")"
+}
+
+# rdma_work NETDEV: work the rxe device on NETDEV has done so far: packets sent, plus messages
+# the bundled driver placed directly between two of this host's QPs (its loopback path sends no
+# packet), plus SENDs (either driver).
+rdma_work() {
+	rdma -j statistic show link "rxe_$1/1" |
+		jq -r '.[0] | [.sent_pkts, .loopback_placed, .rdma_sends] | map(. // 0) | add'
+}
+
+# work_grows NETDEV SECONDS: the device's work count grows within SECONDS
+work_grows() {
+	local w0 _; w0=$(rdma_work "$1")
+	for _ in $(seq $(($2 * 2))); do
+		sleep 0.5
+		[ "$(rdma_work "$1")" -gt "$w0" ] && return 0
+	done
+	echo "rxe_$1's work count stayed at $w0 for $2 s"
+	return 1
+}
+
+# A second declared netdev (a veth pair, both ends up) beside the NIC, so "every declared device"
+# is more than one; and a long-running RDMA consumer as a unit that Requires= and is ordered
+# After= rxe@NIC.service, as x-systemd.requires= makes of an fstab mount: an upgrade that stops
+# rxe@NIC (or rxe.target, of which it is PartOf) stops it too, one that deletes the device
+# under it breaks its QPs. ibv_rc_pingpong, server and client on rxe_NIC, sends until stopped.
+@test "a second declared netdev and an RDMA consumer ordered after rxe@NIC run before the upgrade" {
+	ip link add rxv0 type veth peer name rxv1
+	ip link set rxv1 up
+	ip link set rxv0 up
+	run -0 rxectl enable rxv0 --now
+	wait_active rxv0 "$BOUND"
+	wait_active "$NIC" "$BOUND"
+	local g; g=$(gid_index "rxe_$NIC")
+	run -0 systemd-run --unit=rxe-test-consumer -p "Requires=rxe@$NIC.service" -p "After=rxe@$NIC.service" \
+		bash -c "ibv_rc_pingpong -d rxe_$NIC -g $g -s 4096 -n 1000000000 & sleep 2;
+			 ibv_rc_pingpong -d rxe_$NIC -g $g -s 4096 -n 1000000000 127.0.0.1; wait"
+	work_grows "$NIC" 60	# the client connects (TCP) and the ping-pong runs
+	[ "$(systemctl is-active rxe-test-consumer.service)" = active ]
+}
+
+# The upgrade must leave every declared device alone: same device (same index), its rxe@ unit never
+# stopped (same invocation), rxe.target active, the consumer still running and sending; only the
+# monitor restarts, to run the new rxectl.
+@test "upgrading to the new version keeps the edits to rxe.conf, every device, its unit and the consumer" {
+	printf '# edited by the operator before the upgrade\n[%s]\nname = rxe_%s\n[rxv0]\n' "$NIC" "$NIC" > "$CONF"
 	cp "$CONF" "$BATS_FILE_TMPDIR/conf.edited"
 	local pid; pid=$(systemctl show -P MainPID rxe-monitor.service)
+	local before after n
+	before=$(for n in "$NIC" rxv0; do state_of "$n"; done
+		 echo "rxe.target $(systemctl is-active rxe.target), consumer $(systemctl is-active rxe-test-consumer.service)")
 	local t0=$SECONDS
 	run -0 apt_get install "$NEW_RXECTL"
 	echo "$output"
 	echo "# apt upgrade of rxectl: $((SECONDS - t0)) s" >&3
+	local grows=no
+	work_grows "$NIC" 10 && grows=yes
+	after=$(for n in "$NIC" rxv0; do state_of "$n"; done
+		echo "rxe.target $(systemctl is-active rxe.target), consumer $(systemctl is-active rxe-test-consumer.service)")
+	echo "$before" | sed 's/^/# before the upgrade: /' >&3
+	echo "$after" | sed 's/^/# after the upgrade:  /' >&3
+	journalctl --since "-$((SECONDS - t0 + 5))s" --no-pager -o cat -u rxe.target -u "rxe@*" -u rxe-monitor.service \
+		-u rxe-test-consumer.service | sed 's/^/# journal: /' >&3 || true
 	[ "$(dpkg-query -W -f '${Version}' rxectl)" = "$(dpkg-deb -f "$NEW_RXECTL" Version)" ]
 	cmp "$CONF" "$BATS_FILE_TMPDIR/conf.edited"
 	[ -z "$(ls /etc/rxe | grep -v '^rxe.conf$')" ]	# no rxe.conf.dpkg-new / .dpkg-old
+	# every device, unit and the consumer as they were
+	[ "$after" = "$before" ]
+	[[ "$after" == *"rxe.target active, consumer active"* ]]
+	[ "$(grep -c ' index [0-9][0-9]*, rxe@.* active (invocation [0-9a-f]\{32\})$' <<< "$after")" = 2 ]
+	# the consumer's QPs still send
+	[ "$grows" = yes ]
 	# the monitor runs the new rxectl
 	[ "$(systemctl is-active rxe-monitor.service)" = active ]
 	[ "$(systemctl show -P MainPID rxe-monitor.service)" != "$pid" ]
-	wait_active "$NIC" "$BOUND"
 	[[ "$(dkms status rdma_rxe)" == *"$(uname -r), x86_64: installed"* ]]
+}
+
+@test "the consumer stops cleanly; rxv0 is disabled and goes" {
+	systemctl stop rxe-test-consumer.service 2>/dev/null || true	# gone already if it failed
+	run -0 rxectl disable rxv0 --now
+	ip link del rxv0
+	[ -z "$(devs_on rxv0)" ]
+	! grep -q rxv0 "$CONF"
+	grep -qx "\\[$NIC\\]" "$CONF"
+	cp "$CONF" "$BATS_FILE_TMPDIR/conf.edited"	# what apt remove must keep
 }
 
 @test "apt remove stops the units, deletes the device and the DKMS module, and keeps rxe.conf" {
