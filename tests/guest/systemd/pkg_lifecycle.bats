@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # The Debian packages (make deb; tests/run-all builds them first) through their life in a systemd
 # guest: install a previous version of rxectl + rxe-dkms (DKMS builds the module for the guest's
-# kernel) -> debian/tests (autopkgtest) -> `rxectl enable NIC --now` -> ACTIVE on the bundled
-# driver -> the boot path again -> upgrade keeps the rxe.conf edits, every declared device (same
-# RDMA device index), its rxe@ unit (never stopped) and an RDMA consumer ordered after it (still
-# sending) -> `apt remove` (modprobe finds the kernel's own rdma_rxe again) -> `apt purge` leaves
-# no file behind.
+# kernel) -> `rxectl enable NIC --now` -> ACTIVE on the bundled driver -> the boot path again ->
+# upgrade keeps the rxe.conf edits, every declared device (same RDMA device index), its rxe@ unit
+# (never stopped) and an RDMA consumer ordered after it (still sending) -> debian/tests
+# (autopkgtest) -> `apt remove` (modprobe finds the kernel's own rdma_rxe again) -> `apt purge`
+# leaves no file behind.
 # The guest's kernel is made to look like Debian's cloud kernel first (its own rdma_rxe.ko set
 # aside, as tests/guest/cli_nostock.bats does), so the device runs on the module DKMS built: on a
 # kernel that ships rdma_rxe, `rxectl up` prefers the kernel's own (README, "The bundled driver").
@@ -127,18 +127,6 @@ wait_active() { # netdev seconds
 		[ "$output" = disabled ] || { echo "$u is $output"; false; }
 		run systemctl is-active "$u"
 		[ "$output" = inactive ] || { echo "$u is $output"; false; }
-	done
-	[ -z "$(rdma -j link show | jq -r '.[].ifname')" ]
-}
-
-# debian/tests (autopkgtest) on the installed packages, as autopkgtest runs them in a testbed: the
-# smoke test, and the device on a veth (on the module DKMS built: the kernel's own is hidden).
-@test "the autopkgtest's smoke and device tests pass against the installed packages" {
-	local t
-	for t in smoke device; do
-		AUTOPKGTEST_TMP=$(mktemp -d) run "$TOP/debian/tests/$t"
-		echo "$output"
-		[ "$status" = 0 ] || { echo "debian/tests/$t: exit $status"; false; }
 	done
 	[ -z "$(rdma -j link show | jq -r '.[].ifname')" ]
 }
@@ -270,6 +258,21 @@ work_grows() {
 	! grep -q rxv0 "$CONF"
 	grep -qx "\\[$NIC\\]" "$CONF"
 	cp "$CONF" "$BATS_FILE_TMPDIR/conf.edited"	# what apt remove must keep
+}
+
+# debian/tests (autopkgtest) on the installed packages, as autopkgtest runs them in a testbed: the
+# smoke test, and a device on a veth (on the module DKMS built: the kernel's own is hidden). After
+# the upgrade: the version installed is the one the rxectl binary reports (the previous version
+# above is this package relabelled).
+@test "the autopkgtest's smoke and device tests pass against the installed packages" {
+	local t
+	for t in smoke device; do
+		AUTOPKGTEST_TMP=$(mktemp -d) run "$TOP/debian/tests/$t"
+		echo "$output"
+		[ "$status" = 0 ] || { echo "debian/tests/$t: exit $status"; false; }
+	done
+	[ ! -e /sys/class/infiniband/rxe_autopkgtest ]
+	[ "$(devs_on "$NIC")" = "rxe_$NIC:ACTIVE" ]
 }
 
 @test "apt remove stops the units, deletes the device and the DKMS module, and keeps rxe.conf" {
