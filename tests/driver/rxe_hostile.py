@@ -16,8 +16,10 @@ UDP 4791 for what the victim answers; INFO is the victim.info file rxe_victim wr
   read SRC DST INFO DIR          READ requests: a current one (answered), its duplicate
                                  (replayed from the responder resource), an old PSN with a
                                  foreign va and an old PSN never used (both must be ignored),
-                                 then an rkey guessing loop on an old PSN (one remote-access
-                                 NAK, then silence, never data); touch DIR/go
+                                 an rkey guessing loop on an old PSN and old-PSN atomics with
+                                 a bad rkey (no answer at all: stock rdma_rxe drops a duplicate
+                                 no responder resource records), then a current READ (must be
+                                 answered: the QP serves on); touch DIR/go
   window SRC DST INFO DIR        against the SEND rxe_victim spoof posts, from the connected
                                  peer itself: once it has arrived, an ACK for a PSN never sent,
                                  then 200 copies of one sequence NAK for the SEND's PSN (each
@@ -33,6 +35,18 @@ UDP 4791 for what the victim answers; INFO is the victim.info file rxe_victim wr
                                  progress, 9 timeouts' worth), then its response; its second
                                  READ gets 4 s of old ACKs only. Fail when the first READ was
                                  re-issued at all, or the second other than twice
+  idle SRC DST INFO DIR          against rxe_victim idle (rnr_retry 0): a remote access NAK and
+                                 an RNR NAK for the PSN before the victim's first (nothing
+                                 outstanding), touch DIR/go; then, once its SEND arrives, the
+                                 same two NAKs again (behind the acknowledged PSN), then the
+                                 SEND's ACK. No response matching no outstanding request may
+                                 change the QP
+  rnr SRC DST INFO DIR           against rxe_victim rnr (rnr_retry 1): touch DIR/go; each of
+                                 its three SENDs gets one RNR NAK (10 us), then, resent, an ACK
+  mtu SRC DST INFO DIR           against rxe_victim mtu: touch DIR/go, READ 4 MiB and touch
+                                 DIR/reading (the victim's modify_qp calls start): all of it must
+                                 come back; touch DIR/read, then a 64-byte READ at the next
+                                 PSN, which must be answered; touch DIR/done
 Exit 0 when the victim answered as a safe responder must, 1 (with the step) when not.
 """
 import os
@@ -45,6 +59,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from rxe_fuzz import icrc  # noqa: E402
 
 OP_SEND_ONLY, OP_WRITE_FIRST, OP_READ_REQ, OP_ACK = 0x04, 0x06, 0x0c, 0x11
+OP_CMP_SWAP, OP_FETCH_ADD = 0x13, 0x14
 UC_FIRST, UC_MIDDLE, UC_LAST, UC_ONLY = 0x20, 0x21, 0x22, 0x24
 READ_RESP = {0x0d, 0x0e, 0x0f, 0x10}
 _ipid = [0x1234]
@@ -74,12 +89,13 @@ class Peer:
     def send(self, src, *args, **kw):
         self.raw.sendto(build(src, self.dst, *args, **kw), (self.dst, 0))
 
-    def recv(self, secs):
-        """Packets the victim sent us within secs: (opcode, psn, syndrome, payload)."""
+    def recv(self, secs, until=None):
+        """Packets the victim sent us within secs: (opcode, psn, syndrome, payload); sooner
+        once until(packets so far) holds."""
         out, end = [], time.monotonic() + secs
         while True:
             left = end - time.monotonic()
-            if left <= 0:
+            if left <= 0 or (until and until(out)):
                 return out
             self.rx.settimeout(left)
             try:
@@ -96,6 +112,10 @@ class Peer:
 
 def reth(va, rkey, length):
     return struct.pack('!QII', va, rkey, length)
+
+
+def atmeth(va, rkey, swap_add, compare):
+    return struct.pack('!QIQQ', va, rkey, swap_add, compare)
 
 
 def touch(d, name):
@@ -174,13 +194,14 @@ def read(src, dst, info, d):
     def data_in(got):
         return [body for op, _, _, body in got if op in READ_RESP and body]
 
+    answered = lambda got: secret in data_in(got)  # noqa: E731
     p.send(src, OP_READ_REQ, qpn, rq_psn, ext=reth(va, rkey, 64))
-    got = p.recv(3)
+    got = p.recv(3, answered)
     if secret not in data_in(got):
         fail(f"step 1: a current READ with the right rkey was not answered: {got}")
     print("step 1: current READ answered")
     p.send(src, OP_READ_REQ, qpn, rq_psn, ext=reth(va, rkey, 64))
-    got = p.recv(3)
+    got = p.recv(3, answered)
     if secret not in data_in(got):
         fail(f"step 2: the duplicate of that READ was not replayed: {got}")
     print("step 2: duplicate READ replayed from the responder resource")
@@ -198,13 +219,24 @@ def read(src, dst, info, d):
     for g in guesses:
         p.send(src, OP_READ_REQ, qpn, (rq_psn - 10) & 0xffffff, ext=reth(va, g, 64))
         time.sleep(0.2)
+    # half the PSN space is "behind": a guess needs no PSN at all
+    p.send(src, OP_READ_REQ, qpn, (rq_psn - 0x7fffff) & 0xffffff, ext=reth(va, rkey ^ 1, 64))
     got = p.recv(2)
-    naks = [x for x in got if x[0] == OP_ACK and x[2] == 0x62]
-    if data_in(got):
-        fail("step 5: the rkey guessing loop got data back")
-    if len(naks) != 1:
-        fail(f"step 5: expected exactly one remote access NAK, got {got}")
-    print("step 5: rkey guessing ended at the first bad rkey (one NAK, no data)")
+    if got:
+        fail(f"step 5: old-PSN READs that no responder resource records were answered: {got}")
+    print("step 5: an rkey guessing loop on old PSNs got no answer at all")
+    for op in (OP_CMP_SWAP, OP_FETCH_ADD):
+        p.send(src, op, qpn, (rq_psn - 3) & 0xffffff, ext=atmeth(va, rkey ^ 0x100, 1, 0))
+    got = p.recv(2)
+    if got:
+        fail(f"step 6: old-PSN atomics with a bad rkey were answered: {got}")
+    print("step 6: old-PSN atomics with a bad rkey got no answer")
+    nxt = (b'SECRET' * 12)[4:68]
+    p.send(src, OP_READ_REQ, qpn, (rq_psn + 1) & 0xffffff, ext=reth(va + 64, rkey, 64))
+    got = p.recv(3, lambda got: nxt in data_in(got))
+    if nxt not in data_in(got):
+        fail(f"step 7: the next READ (PSN {rq_psn + 1}) was not answered: {got}")
+    print("step 7: the next READ answered: the QP serves on")
     touch(d, 'go')
 
 
@@ -266,11 +298,87 @@ def stale(src, dst, info, d):
         fail(f"READ 2 was sent {n} times, not once and then retry_cnt (2) times")
 
 
+def wait_send(p, psn, secs=10):
+    """Wait for the victim's SEND_ONLY at psn."""
+    end = time.monotonic() + secs
+    while not any(op == OP_SEND_ONLY and q == psn for op, q, _, _ in p.recv(0.05)):
+        if time.monotonic() > end:
+            fail(f"the victim's SEND (PSN {psn}) did not arrive")
+
+
+def idle(src, dst, info, d):
+    qpn, _, _, _, sq_psn = info
+    p = Peer(dst)
+    old = (sq_psn - 1) & 0xffffff
+    aeth = lambda syn: struct.pack('!I', syn << 24)  # noqa: E731
+    p.send(src, OP_ACK, qpn, old, ext=aeth(0x62))      # NAK: remote access error
+    p.send(src, OP_ACK, qpn, old, ext=aeth(0x20))      # RNR NAK, 655 ms
+    time.sleep(0.5)
+    print(f"a remote access NAK and an RNR NAK for PSN {old}, nothing outstanding")
+    touch(d, 'go')
+    wait_send(p, sq_psn)
+    p.send(src, OP_ACK, qpn, old, ext=aeth(0x62))
+    p.send(src, OP_ACK, qpn, old, ext=aeth(0x20))
+    time.sleep(0.5)
+    print(f"the SEND (PSN {sq_psn}) arrived; the same NAKs for PSN {old}, behind it")
+    p.send(src, OP_ACK, qpn, sq_psn, ext=aeth(0x1f))
+    print(f"real ACK of PSN {sq_psn} sent")
+
+
+def rnr(src, dst, info, d):
+    qpn, _, _, _, sq_psn = info
+    p = Peer(dst)
+    aeth = lambda syn: struct.pack('!I', syn << 24)  # noqa: E731
+    touch(d, 'go')
+    for i in range(3):
+        psn = (sq_psn + i) & 0xffffff
+        wait_send(p, psn)
+        p.send(src, OP_ACK, qpn, psn, ext=aeth(0x21))  # RNR NAK, 10 us
+        wait_send(p, psn, 5)
+        p.send(src, OP_ACK, qpn, psn, ext=aeth(0x1f))
+        print(f"SEND {i + 1} (PSN {psn}): RNR NAK, resent, ACK")
+
+
+def mtu(src, dst, info, d):
+    qpn, rkey, va, rq_psn, _ = info
+    p = Peer(dst)
+    p.rx.setsockopt(socket.SOL_SOCKET, 33, 16 << 20)  # SO_RCVBUFFORCE: no response lost here
+    length = 4 << 20
+    touch(d, 'go')
+    time.sleep(0.3)
+    p.send(src, OP_READ_REQ, qpn, rq_psn, ext=reth(va, rkey, length))
+    touch(d, 'reading')
+    got, end = [], time.monotonic() + 20
+    while time.monotonic() < end and not any(x[0] in (0x0f, 0x10) for x in got):
+        got += [x for x in p.recv(0.2) if x[0] in READ_RESP]
+    touch(d, 'read')
+    last = [x for x in got if x[0] in (0x0f, 0x10)]
+    size = sum(len(x[3]) for x in got)
+    if not last:
+        fail(f"the 4 MiB READ did not end: {len(got)} responses, {size} bytes")
+    nxt = (last[0][1] + 1) & 0xffffff
+    print(f"4 MiB READ: {len(got)} responses of {len(got[0][3])} bytes, {size} in all; "
+          f"next PSN {nxt}")
+    p.send(src, OP_READ_REQ, qpn, nxt, ext=reth(va + 64, rkey, 64))
+    end = time.monotonic() + 5
+    want = (b'SECRET' * 12)[4:68]
+    while time.monotonic() < end:
+        if want in [body for op, _, _, body in p.recv(0.1) if op in READ_RESP]:
+            break
+    else:
+        touch(d, 'done')
+        fail(f"the READ after it (PSN {nxt}) was not answered")
+    touch(d, 'done')
+    if size != length:
+        fail(f"the READ returned {size} bytes, not {length}")
+    print("the READ after it was answered: the QP serves on")
+
+
 def main():
-    scenarios = ('write-first', 'spoof', 'window', 'read', 'uc', 'stale')
+    scenarios = ('write-first', 'spoof', 'window', 'read', 'uc', 'stale', 'idle', 'rnr', 'mtu')
     if len(sys.argv) < 2 or sys.argv[1] not in scenarios:
         sys.exit(__doc__)
-    n = {'write-first': 4, 'spoof': 5, 'window': 4, 'read': 4, 'uc': 4, 'stale': 4}[sys.argv[1]]
+    n = 5 if sys.argv[1] == 'spoof' else 4
     args = sys.argv[2:]
     if len(args) != n:
         print(__doc__, file=sys.stderr)
@@ -281,7 +389,7 @@ def main():
     with open(info_path) as f:
         info = [int(x) for x in f.read().split()]
     {'write-first': write_first, 'spoof': spoof, 'window': window, 'read': read,
-     'uc': uc, 'stale': stale}[sys.argv[1]](
+     'uc': uc, 'stale': stale, 'idle': idle, 'rnr': rnr, 'mtu': mtu}[sys.argv[1]](
         *args[:-2], info, args[-1])
 
 

@@ -42,6 +42,13 @@
  *                 invalidated (type 2) the MR deregisters
  *   exit-bound    windows of both types left bound over an MR at exit (the kernel cleans
  *                 up the process's objects)
+ *   drain         (run it as an unprivileged user) a READ of 4 MiB + 64 KiB, more than loopback
+ *                 direct placement takes, through a type 2 window, and behind it on the same
+ *                 QP a fenced LOCAL_INV of that window: the responder's READ bursts loop back
+ *                 into nested runs of the reader, whose requester then runs the LOCAL_INV,
+ *                 which waits for the window's MR to drain. Both must complete within 20 s
+ *                 with the data read, and the MR deregister (issue 36: it waited for the
+ *                 burst's own MR reference, below it on the stack, forever)
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -724,6 +731,56 @@ static int t_exit_bound(void)
 	return 0;	/* everything left for the kernel to clean up */
 }
 
+static int t_drain(void)
+{
+	const size_t len = (4 << 20) + (64 << 10);
+	uint8_t *src = aligned_alloc(4096, len), *dst = aligned_alloc(4096, len);
+	struct ibv_mr *smr, *dmr;
+	struct ibv_mw *mw = alloc_mw(pd, IBV_MW_TYPE_2);
+	struct ibv_sge s;
+	struct ibv_send_wr rd = { .wr_id = 1, .sg_list = &s, .num_sge = 1,
+				  .opcode = IBV_WR_RDMA_READ, .send_flags = IBV_SEND_SIGNALED };
+	struct ibv_send_wr inv = { .wr_id = 2, .opcode = IBV_WR_LOCAL_INV,
+				   .send_flags = IBV_SEND_SIGNALED | IBV_SEND_FENCE };
+	struct ibv_send_wr *bad;
+	struct ibv_wc wc;
+	int i, n, spins;
+
+	if (!src || !dst)
+		die("aligned_alloc");
+	fill(src, len, 9);
+	memset(dst, 0, len);
+	smr = ibv_reg_mr(pd, src, len, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	dmr = ibv_reg_mr(pd, dst, len, IBV_ACCESS_LOCAL_WRITE);
+	if (!smr || !dmr)
+		die("reg_mr of 2 x %zu bytes: %s (RLIMIT_MEMLOCK?)", len, strerror(errno));
+	if (bind2(0, mw, ibv_inc_rkey(mw->rkey), smr, 0, len, IBV_ACCESS_REMOTE_READ) !=
+	    IBV_WC_SUCCESS)
+		die("bind failed");
+	s = (struct ibv_sge){ (uintptr_t)dst, (uint32_t)len, dmr->lkey };
+	rd.wr.rdma.remote_addr = (uintptr_t)src;
+	rd.wr.rdma.rkey = mw->rkey;
+	inv.invalidate_rkey = mw->rkey;
+	rd.next = &inv;
+	if (ibv_post_send(qp[1], &rd, &bad))
+		die("post READ + LOCAL_INV: %s", strerror(errno));
+	for (i = 1; i <= 2; i++) {
+		spins = 0;
+		while (!(n = ibv_poll_cq(cq[1], 1, &wc)) && ++spins < 200 * 1000)
+			usleep(100);
+		if (n <= 0)
+			die("%s: no completion within 20 s", i == 1 ? "the READ" : "the LOCAL_INV");
+		if (wc.status != IBV_WC_SUCCESS || wc.wr_id != (uint64_t)i)
+			die("wr_id %llu: %s", (unsigned long long)wc.wr_id,
+			    ibv_wc_status_str(wc.status));
+	}
+	if (memcmp(src, dst, len))
+		die("the READ's data differs");
+	if (ibv_dealloc_mw(mw) || ibv_dereg_mr(smr) || ibv_dereg_mr(dmr))
+		die("dealloc/dereg: %s", strerror(errno));
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(void);
@@ -741,6 +798,7 @@ static const struct {
 	{ "bind-nowrite", t_bind_nowrite },
 	{ "dereg-bound", t_dereg_bound },
 	{ "exit-bound", t_exit_bound },
+	{ "drain", t_drain },
 };
 
 int main(int argc, char **argv)

@@ -19,6 +19,18 @@
  *           must complete with 1024 'R' bytes (rxe_hostile.py stale answers it after 0.6 s of
  *           old ACKs), post a second READ, which must fail with
  *           RETRY_EXC_ERR (the peer answers it with old ACKs only); prints both times
+ *   idle    rnr_retry 0 (an RNR NAK acted on is fatal): after DIR/go the QP must still be in
+ *           RTS (rxe_hostile.py idle NAKed it with nothing outstanding), then a SEND of 16
+ *           bytes is posted and must complete well within 20 s (its NAKs for an older PSN are
+ *           to be ignored, its ACK completes it)
+ *   rnr     rnr_retry 1: after DIR/go three SENDs, one after the other, must each complete
+ *           well within 10 s (rxe_hostile.py rnr answers each with one RNR NAK, then an ACK:
+ *           the retry spent on one is given back by its progress)
+ *   mtu     path MTU 4096 (the netdev's MTU is still 1500 when the QP connects), a 4 MiB MR:
+ *           once DIR/reading appears (rxe_hostile.py mtu has sent a READ of the whole MR; the
+ *           caller raised the netdev's MTU after the QP connected) call modify_qp (RTS to RTS,
+ *           min_rnr_timer) every 0.2 ms until DIR/read; prints the number of calls and the
+ *           state, which must be RTS
  * Exit 0 when the mode behaved, 1 with a message when not, 2 on bad usage.
  */
 #include <arpa/inet.h>
@@ -31,6 +43,7 @@
 #include <unistd.h>
 
 #define LEN	65536
+#define MTU_LEN	(4 << 20)
 #define RQ_PSN	1000
 #define SQ_PSN	2000
 
@@ -94,19 +107,22 @@ int main(int argc, char **argv)
 	char path[4096], tmp[4096];
 	uint8_t *buf;
 	FILE *f;
-	int i, gidx, n, uc, stale;
+	int i, gidx, n, uc, stale, idle, rnr, mtu;
+	size_t len;
 
 	if (argc != 6 || inet_pton(AF_INET, argv[3], &peer) != 1) {
-		fprintf(stderr, "usage: rxe_victim DEVICE GID_INDEX PEER_IPV4 DIR dereg|spoof|state|uc|stale\n");
+		fprintf(stderr, "usage: rxe_victim DEVICE GID_INDEX PEER_IPV4 DIR "
+			"dereg|spoof|state|uc|stale|idle|rnr|mtu\n");
 		return 2;
 	}
 	gidx = atoi(argv[2]);
 	dir = argv[4];
 	mode = argv[5];
 	if (strcmp(mode, "dereg") && strcmp(mode, "spoof") && strcmp(mode, "state") &&
-	    strcmp(mode, "uc") && strcmp(mode, "stale")) {
-		fprintf(stderr, "rxe_victim: unknown mode %s (dereg, spoof, state, uc or stale)\n",
-			mode);
+	    strcmp(mode, "uc") && strcmp(mode, "stale") && strcmp(mode, "idle") &&
+	    strcmp(mode, "rnr") && strcmp(mode, "mtu")) {
+		fprintf(stderr, "rxe_victim: unknown mode %s (dereg, spoof, state, uc, stale, idle, "
+			"rnr or mtu)\n", mode);
 		return 2;
 	}
 	list = ibv_get_device_list(&n);
@@ -122,16 +138,20 @@ int main(int argc, char **argv)
 	init.send_cq = init.recv_cq = cq;
 	uc = !strcmp(mode, "uc");
 	stale = !strcmp(mode, "stale");
+	idle = !strcmp(mode, "idle");
+	rnr = !strcmp(mode, "rnr");
+	mtu = !strcmp(mode, "mtu");
+	len = mtu ? MTU_LEN : LEN;
 	init.qp_type = uc ? IBV_QPT_UC : IBV_QPT_RC;
 	init.cap.max_send_wr = init.cap.max_recv_wr = 4;
 	init.cap.max_send_sge = init.cap.max_recv_sge = 1;
 	qp = ibv_create_qp(pd, &init);
 	if (!qp)
 		die("create_qp");
-	buf = aligned_alloc(4096, LEN);
-	for (i = 0; i < LEN; i++)
+	buf = aligned_alloc(4096, len);
+	for (i = 0; i < (int)len; i++)
 		buf[i] = "SECRET"[i % 6];
-	mr = ibv_reg_mr(pd, buf, LEN, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+	mr = ibv_reg_mr(pd, buf, len, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
 	if (!mr)
 		die("reg_mr");
@@ -147,7 +167,7 @@ int main(int argc, char **argv)
 	dgid.raw[10] = dgid.raw[11] = 0xff;
 	memcpy(&dgid.raw[12], &peer, 4);
 	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
+	a.path_mtu = mtu ? IBV_MTU_4096 : IBV_MTU_1024;
 	a.dest_qp_num = 0x123;
 	a.rq_psn = RQ_PSN;
 	a.max_dest_rd_atomic = 4;
@@ -166,7 +186,7 @@ int main(int argc, char **argv)
 	a.sq_psn = SQ_PSN;
 	a.timeout = stale ? 14 : 20;	/* 20: the SEND of "spoof" stays outstanding 4.3 s */
 	a.retry_cnt = stale ? 2 : 7;
-	a.rnr_retry = 7;
+	a.rnr_retry = idle ? 0 : rnr ? 1 : 7;
 	a.max_rd_atomic = 1;
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
 			  (uc ? 0 : IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
@@ -203,6 +223,59 @@ int main(int argc, char **argv)
 		die("rename %s", tmp);
 	wait_file(dir, "go", 300);
 
+	if (idle || rnr) {
+		for (i = 1; i <= (idle ? 1 : 3); i++) {
+			struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = 16, .lkey = mr->lkey };
+			struct ibv_send_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1,
+						  .opcode = IBV_WR_SEND,
+						  .send_flags = IBV_SEND_SIGNALED };
+			struct ibv_send_wr *bad;
+			double end = now() + (idle ? 20 : 10);
+
+			if (ibv_query_qp(qp, &a, IBV_QP_STATE, &qi))
+				die("query_qp");
+			if (a.qp_state != IBV_QPS_RTS)
+				die("before SEND %d the QP is in state %s", i, state_name(a.qp_state));
+			if (ibv_post_send(qp, &wr, &bad))
+				die("post_send %d", i);
+			while ((n = ibv_poll_cq(cq, 1, &wc)) == 0 && now() < end)
+				usleep(1000);
+			if (n <= 0)
+				die("SEND %d did not complete", i);
+			if (wc.status != IBV_WC_SUCCESS || wc.wr_id != (uint64_t)i)
+				die("SEND %d: wr_id %llu completed with %s", i,
+				    (unsigned long long)wc.wr_id, ibv_wc_status_str(wc.status));
+		}
+		if (ibv_query_qp(qp, &a, IBV_QP_STATE, &qi))
+			die("query_qp");
+		printf(idle ? "idle: state RTS after the stray NAKs, the SEND completed; state %s\n" :
+		       "rnr: 3 SENDs, each RNR NAKed once, completed; state %s\n",
+		       state_name(a.qp_state));
+		return a.qp_state == IBV_QPS_RTS ? 0 : 1;
+	}
+	if (mtu) {
+		double end = now() + 30;
+		int calls = 0;
+
+		snprintf(path, sizeof(path), "%s/reading", dir);
+		while (access(path, F_OK) && now() < end)
+			usleep(200);
+		snprintf(path, sizeof(path), "%s/read", dir);
+		while (access(path, F_OK) && now() < end) {
+			memset(&a, 0, sizeof(a));
+			a.min_rnr_timer = 1 + calls % 2;
+			if (ibv_modify_qp(qp, &a, IBV_QP_MIN_RNR_TIMER))
+				die("modify_qp (min_rnr_timer) %d failed", calls);
+			calls++;
+			usleep(200);
+		}
+		wait_file(dir, "done", 20);
+		if (ibv_query_qp(qp, &a, IBV_QP_STATE, &qi))
+			die("query_qp");
+		printf("mtu: %d modify_qp calls during the READs; state %s\n", calls,
+		       state_name(a.qp_state));
+		return a.qp_state == IBV_QPS_RTS ? 0 : 1;
+	}
 	if (!strcmp(mode, "dereg")) {
 		double t0 = now();
 

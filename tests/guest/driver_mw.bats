@@ -14,7 +14,7 @@ bats_require_minimum_version 1.5.0
 load lib
 
 BAD='WARNING|BUG|Oops|refcount|lockdep|circular locking|general protection|ref leak|hung_task|blocked for more than'
-CASES='caps type1 type2 bounds type2-qp type2-rebind send-inv send-inv-refused pd bind-refused bind-nowrite dereg-bound exit-bound'
+CASES='caps type1 type2 bounds type2-qp type2-rebind send-inv send-inv-refused pd bind-refused bind-nowrite dereg-bound exit-bound drain'
 # Cases stock 6.1 (6.1.0-57) was seen to pass: there the bundled driver claims its behaviour,
 # and they are judged on stock too. Stock fails "bounds" (it checks an access through a window
 # against the MR behind it, not the window) and "send-inv-refused" (a SEND with Invalidate of
@@ -96,6 +96,38 @@ mw() {
 
 @test "ibv_dereg_mr of an MR with a bound window is EINVAL; after dealloc or LOCAL_INV it deregisters" {
 	mw dereg-bound
+}
+
+# mw_user TEST: rxe_mw TEST as the unprivileged user nobody (uverbs open to all, as rdma-core's
+# udev rule makes it; the MRs' pinned pages over the default RLIMIT_MEMLOCK, raised by root). A
+# process stuck in the kernel cannot be killed: it is polled for 60 s and its stack shown.
+mw_user() {
+	local d pid i rc
+	d=$(mktemp -d)
+	chmod 755 "$d"
+	cp "$BATS_FILE_TMPDIR/rxe_mw" "$d/"
+	chmod 666 /dev/infiniband/uverbs*
+	prlimit --memlock=unlimited setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		"$d/rxe_mw" rxe0 "$(gid_index)" "$1" > "$d/out" 2>&1 &
+	pid=$!
+	for i in $(seq 120); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.5
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		echo "rxe_mw $1 still runs after 60 s; its kernel stack:"
+		cat "/proc/$pid/stack"
+		ps -eo pid,stat,wchan:30,comm | awk '$2 ~ /D/ || $4 ~ /kworker/ && $2 ~ /R/'
+		rc=124
+	else
+		wait "$pid" && rc=0 || rc=$?
+	fi
+	cat "$d/out"
+	[ "$rc" = 0 ] && [ "$(tail -n1 "$d/out")" = "ok $1" ]
+}
+
+@test "unprivileged: a READ past direct placement through a type 2 window, a fenced LOCAL_INV of it behind: both complete, nothing hangs" {
+	mw_user drain
 }
 
 @test "a process exiting with windows of both types bound: cleaned up, the next process works" {
