@@ -263,9 +263,12 @@ static void rxe_resp_atomic_ack(struct rxe_qp *qp, u32 psn, u64 orig)
 /*
  * A request with an old PSN. SEND/WRITE: acknowledge again. READ and atomic: answer again
  * only what a responder resource records, and only when the request asks for exactly that
- * (a retried READ asks for the part of the recorded range not yet received). An old request
- * with an rkey that gives no access is a remote access error, as it would be with a current
- * PSN, so rkeys cannot be probed through duplicates; any other old request is dropped.
+ * (a retried READ asks for the part of the recorded range not yet received). Any other old
+ * request is dropped silently, whatever its rkey, as stock rxe drops it: a duplicate the
+ * responder holds no record of changes nothing (issue 36). (This driver used to answer one
+ * with a bad rkey with a remote access NAK and the error state, against rkey probing: then
+ * one spoofed packet with the peer's address -- any PSN in the half of the PSN space behind
+ * the expected one -- ended the connection; the silent drop tells a guesser nothing either.)
  */
 static void rxe_resp_duplicate(struct rxe_qp *qp, struct sk_buff *skb)
 {
@@ -287,23 +290,18 @@ static void rxe_resp_duplicate(struct rxe_qp *qp, struct sk_buff *skb)
 				return;
 			}
 		}
-		if (len && !rxe_rkey_ok(qp, rkey, IB_ACCESS_REMOTE_READ, va, len))
-			rxe_resp_fail(qp, AETH_NAK_REM_ACCESS, pkt->psn);
-		else
-			rxe_dbg_qp(qp, "old READ psn %u matches no responder resource: dropped\n",
-				   pkt->psn);
+		rxe_dbg_qp(qp, "old READ psn %u matches no responder resource: dropped\n",
+			   pkt->psn);
 	} else if (mask & RXE_ATOMIC) {
 		struct rxe_atmeth *a = rxe_ext(skb, RXE_EXT_ATMETH);
-		u32 rkey = be32_to_cpu(a->rkey);
-		u64 va = be64_to_cpu(a->va);
 
 		res = rxe_res_find(qp, RXE_ATOMIC, pkt->psn);
-		if (res && res->rkey == rkey && res->va == va) {
+		if (res && res->rkey == be32_to_cpu(a->rkey) && res->va == be64_to_cpu(a->va)) {
 			rxe_resp_atomic_ack(qp, pkt->psn, res->orig);
 			return;
 		}
-		if (!rxe_rkey_ok(qp, rkey, IB_ACCESS_REMOTE_ATOMIC, va, sizeof(u64)))
-			rxe_resp_fail(qp, AETH_NAK_REM_ACCESS, pkt->psn);
+		rxe_dbg_qp(qp, "old atomic psn %u matches no responder resource: dropped\n",
+			   pkt->psn);
 	} else if (pkt->ackreq) {
 		rxe_send_ack(qp, AETH_ACK_UNLIMITED, rxe_psn_add(qp->resp_psn, RXE_PSN_MASK));
 	}
