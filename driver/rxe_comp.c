@@ -152,10 +152,28 @@ static bool rxe_spend_retry(struct rxe_qp *qp, enum rxe_counter why)
 	return true;
 }
 
+/*
+ * Does a NAK (or RNR NAK) of @psn name a request still outstanding: one sent (before sent_psn:
+ * rxe_completer() checked) and not acknowledged yet (at or past acked_psn)? Stock rxe ignores a
+ * response that matches no outstanding WQE, and so does this completer (issue 36): a NAK of an
+ * older PSN, or one with nothing outstanding at all, is a stale copy or forged, and acted on
+ * it failed an idle QP (remote access NAK), or made it wait out an RNR timer and spend an RNR
+ * retry it did not owe (with rnr_retry 0: RNR_RETRY_EXC_ERR).
+ */
+static bool rxe_nak_outstanding(struct rxe_qp *qp, u32 psn)
+{
+	return qp->sq.index != qp->sq_fetched && rxe_psn_diff(psn, qp->acked_psn) >= 0;
+}
+
 static void rxe_comp_aeth(struct rxe_qp *qp, u32 psn, u8 syn)
 {
 	u32 prev = rxe_psn_add(psn, RXE_PSN_MASK);
 
+	if ((syn & AETH_TYPE_MASK) != AETH_ACK && !rxe_nak_outstanding(qp, psn)) {
+		rxe_dbg_qp(qp, "NAK 0x%02x of psn %u (acked %u) matches no outstanding request\n",
+			   syn, psn, qp->acked_psn);
+		return;
+	}
 	switch (syn & AETH_TYPE_MASK) {
 	case AETH_ACK:
 		rxe_ack_upto(qp, psn);
