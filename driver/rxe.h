@@ -557,12 +557,16 @@ static inline void rxe_loss_repairs_clear(struct rxe_qp *qp)
 }
 
 /*
- * Progress (an acknowledgement, a placement, the move to RTS): the retries and the timeouts it
- * may wait out start over (rxe_comp.c). A timeout's rewind does not refill them.
+ * Progress (an acknowledgement, a placement, the move to RTS): the retries, the RNR retries and
+ * the timeouts it may wait out start over (rxe_comp.c), as stock rxe's do: rnr_retry bounds the
+ * RNR NAKs in a row, not over the QP's life (refilled only at RTS, a QP with rnr_retry 1-6 died
+ * at its (N+1)th RNR episode however far apart: issue 36). A timeout's rewind does not refill
+ * them, nor an RNR NAK that acknowledges nothing new.
  */
 static inline void rxe_retries_refill(struct rxe_qp *qp)
 {
 	qp->retry_left = qp->attr.retry_cnt;
+	qp->rnr_left = qp->attr.rnr_retry;
 	qp->defers_left = RXE_TIMEOUT_DEFERS;
 }
 

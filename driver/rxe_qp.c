@@ -701,7 +701,6 @@ int rxe_qp_modify(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask, struct 
 			rxe_qp_reset(qp);
 		if (new == IB_QPS_RTS && cur != IB_QPS_RTS) {
 			rxe_retries_refill(qp);
-			qp->rnr_left = qp->attr.rnr_retry;
 			rxe_loss_repairs_clear(qp);
 		}
 		if (new == IB_QPS_ERR) {
