@@ -528,6 +528,7 @@ struct rxe_qp {
 	u32			rd_psn;
 	u32			rd_pkt;
 	u32			rd_npkts;
+	u32			rd_mtu;		/* its packets' size, fixed at its start */
 	bool			rd_active;
 	/*
 	 * Responder resources (IBA 9.7.5.1.4): the last max_dest_rd_atomic READ and atomic

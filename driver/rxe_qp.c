@@ -688,10 +688,17 @@ int rxe_qp_modify(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask, struct 
 	}
 	if (mask & IB_QP_AV)
 		rdma_replace_ah_attr(&qp->attr.ah_attr, &attr->ah_attr);	/* holds sgid_attr */
-	if (qp->attr.path_mtu)
+	/*
+	 * The packet size: the path MTU, at most what the netdev carries now, fixed when the path
+	 * MTU is set (a datagram QP, which has none, takes the netdev's at every modify). Not
+	 * recomputed on other attribute changes, as stock does not: the netdev's MTU may have
+	 * moved since, and the packets of a message in progress were counted with the old one
+	 * (a READ being answered copied from beyond its range or from no MR: issue 36).
+	 */
+	if (mask & IB_QP_PATH_MTU)
 		qp->mtu = ib_mtu_enum_to_int(min(qp->attr.path_mtu,
 						 iboe_get_mtu(READ_ONCE(dev->ndev->mtu))));
-	else
+	else if (!qp->attr.path_mtu)
 		qp->mtu = ib_mtu_enum_to_int(iboe_get_mtu(READ_ONCE(dev->ndev->mtu)));
 	if (qp->mtu <= 0)
 		qp->mtu = 256;

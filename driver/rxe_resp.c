@@ -129,11 +129,13 @@ static void rxe_read_stop(struct rxe_qp *qp)
  * Send the next burst of READ response packets. Responses are paced so one large READ
  * cannot queue millions of packets at once; the worker calls back until rd_active clears.
  * The MR is looked up again for each burst and released before returning: if it was
- * deregistered meanwhile, the READ ends with a remote access NAK.
+ * deregistered meanwhile, the READ ends with a remote access NAK. The packets' size is the
+ * path MTU the READ started with (rd_mtu): a modify_qp that changes qp->mtu meanwhile must not
+ * change the count of packets or their offsets.
  */
 void rxe_read_continue(struct rxe_qp *qp)
 {
-	u32 start = qp->rd_pkt * qp->mtu, end;
+	u32 mtu = qp->rd_mtu, start = qp->rd_pkt * mtu, end;
 	struct rxe_mr *mr = NULL;
 	int burst = RXE_RD_BURST;
 
@@ -142,7 +144,7 @@ void rxe_read_continue(struct rxe_qp *qp)
 		return;
 	}
 	rxe_resp_ack_flush(qp);
-	end = min_t(u64, qp->rd_len, (u64)(qp->rd_pkt + burst) * qp->mtu);
+	end = min_t(u64, qp->rd_len, (u64)(qp->rd_pkt + burst) * mtu);
 	if (end > start) {
 		mr = rxe_rkey_get(qp, qp->rd_rkey, IB_ACCESS_REMOTE_READ, qp->rd_va + start,
 				  end - start);
@@ -153,8 +155,8 @@ void rxe_read_continue(struct rxe_qp *qp)
 		}
 	}
 	while (qp->rd_pkt < qp->rd_npkts && burst-- > 0) {
-		u32 off = qp->rd_pkt * qp->mtu;
-		u32 n = min(qp->mtu, qp->rd_len - off);
+		u32 off = qp->rd_pkt * mtu;
+		u32 n = min(mtu, qp->rd_len - off);
 		bool first = qp->rd_pkt == 0, last = qp->rd_pkt == qp->rd_npkts - 1;
 		u8 op = first && last ? IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY :
 			first ? IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST :
@@ -194,6 +196,7 @@ static void rxe_read_start(struct rxe_qp *qp, u32 rkey, u64 va, u32 len, u32 psn
 	qp->rd_len = len;
 	qp->rd_psn = psn;
 	qp->rd_pkt = 0;
+	qp->rd_mtu = qp->mtu;
 	qp->rd_npkts = max_t(u32, 1, DIV_ROUND_UP(len, qp->mtu));
 	qp->rd_active = true;
 	rxe_read_continue(qp);

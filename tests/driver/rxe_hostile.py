@@ -357,8 +357,9 @@ def mtu(src, dst, info, d):
     if not last:
         fail(f"the 4 MiB READ did not end: {len(got)} responses, {size} bytes")
     nxt = (last[0][1] + 1) & 0xffffff
-    print(f"4 MiB READ: {len(got)} responses of {len(got[0][3])} bytes, {size} in all; "
-          f"next PSN {nxt}")
+    summary = (f"4 MiB READ: {len(got)} responses of {len(got[0][3])} bytes, {size} in all; "
+               f"next PSN {nxt}")
+    print(summary)
     p.send(src, OP_READ_REQ, qpn, nxt, ext=reth(va + 64, rkey, 64))
     end = time.monotonic() + 5
     want = (b'SECRET' * 12)[4:68]
@@ -371,7 +372,7 @@ def mtu(src, dst, info, d):
     touch(d, 'done')
     if size != length:
         fail(f"the READ returned {size} bytes, not {length}")
-    print("the READ after it was answered: the QP serves on")
+    print(f"{summary}; the READ after it was answered: the QP serves on")
 
 
 def main():

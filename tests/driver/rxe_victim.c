@@ -29,12 +29,13 @@
  *   mtu     path MTU 4096 (the netdev's MTU is still 1500 when the QP connects), a 4 MiB MR:
  *           once DIR/reading appears (rxe_hostile.py mtu has sent a READ of the whole MR; the
  *           caller raised the netdev's MTU after the QP connected) call modify_qp (RTS to RTS,
- *           min_rnr_timer) every 0.2 ms until DIR/read; prints the number of calls and the
- *           state, which must be RTS
+ *           min_rnr_timer) every 0.2 ms until DIR/read, as SCHED_FIFO (root); prints the number
+ *           of calls and the state, which must be RTS
  * Exit 0 when the mode behaved, 1 with a message when not, 2 on bad usage.
  */
 #include <arpa/inet.h>
 #include <infiniband/verbs.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -257,6 +258,15 @@ int main(int argc, char **argv)
 		double end = now() + 30;
 		int calls = 0;
 
+		/*
+		 * The READ is answered by the driver's worker (WQ_HIGHPRI): on a one-CPU guest a
+		 * normal process runs only once it is done. SCHED_FIFO stands in for a second CPU:
+		 * the process runs between two of the worker's work items.
+		 */
+		struct sched_param sp = { .sched_priority = 1 };
+
+		if (sched_setscheduler(0, SCHED_FIFO, &sp))
+			die("sched_setscheduler(SCHED_FIFO)");
 		snprintf(path, sizeof(path), "%s/reading", dir);
 		while (access(path, F_OK) && now() < end)
 			usleep(200);

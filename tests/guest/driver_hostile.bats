@@ -63,6 +63,7 @@ attack() {
 	fi
 	run timeout 120 ip netns exec peer python3 "$TOOLS/rxe_hostile.py" "$@" "$d/victim.info" "$d"
 	hrc=$status
+	HOSTILE_OUT=$output
 	echo "rxe_hostile.py: $output"
 	for i in $(seq 60); do
 		kill -0 "$pid" 2>/dev/null || break
@@ -102,7 +103,7 @@ both_drivers() {
 		t0=$SECONDS
 		use_driver "$drv"
 		if attack "$@"; then
-			echo "# $drv ($((SECONDS - t0)) s): $VICTIM_OUT" >&3
+			echo "# $drv ($((SECONDS - t0)) s): $VICTIM_OUT; $(tail -n1 <<<"$HOSTILE_OUT")" >&3
 		else
 			echo "$drv: FAILED"
 			rc=1
