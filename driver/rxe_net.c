@@ -567,9 +567,10 @@ bool rxe_pkt_from_peer(const struct rxe_addr *av, struct sk_buff *skb)
  * held, no spinlock) runs its user QP here, nested, if its lock is free, or hands it to the
  * lock's holder (rxe_qp_run_now()). Only user QPs run nested: their completion and event
  * handlers are uverbs' (a spinlock and a wake-up), never a kernel consumer's that might call
- * back into the QP whose lock this context holds, and a user QP's run never waits for an MR's
- * copies to drain (only kernel fast-register MRs are invalidated), so the MR reference a READ
- * response burst of the sender holds cannot stall it. The QP is kept alive across the
+ * back into the QP whose lock this context holds. A user QP's run may wait for an MR's copies
+ * to drain (a LOCAL_INV, or a SEND with Invalidate, of a type 2 window over it), so no sender
+ * holds an MR reference across a packet send: a READ response burst drops its reference
+ * before it sends (rxe_read_continue(); issue 36). The QP is kept alive across the
  * sleepable run by qp->runners (destroy_qp waits for it), not by the RCU read lock.
  */
 void rxe_rcv(struct rxe_dev *dev, struct sk_buff *skb, enum rxe_src src)

@@ -132,12 +132,18 @@ static void rxe_read_stop(struct rxe_qp *qp)
  * deregistered meanwhile, the READ ends with a remote access NAK. The packets' size is the
  * path MTU the READ started with (rd_mtu): a modify_qp that changes qp->mtu meanwhile must not
  * change the count of packets or their offsets.
+ * The burst is built first and sent once the MR's reference is dropped: a packet looped back
+ * may run its requester nested here (rxe_rcv()), and that run's next WQE may invalidate a
+ * window over this MR, which waits for the MR's references to drain (rxe_mr_drain()) --
+ * forever, while this frame below it on the stack still held one (issue 36).
  */
 void rxe_read_continue(struct rxe_qp *qp)
 {
 	u32 mtu = qp->rd_mtu, start = qp->rd_pkt * mtu, end;
+	struct sk_buff_head out;
 	struct rxe_mr *mr = NULL;
 	int burst = RXE_RD_BURST;
+	struct sk_buff *skb;
 
 	if (qp->state == IB_QPS_ERR) {
 		rxe_read_stop(qp);
@@ -154,6 +160,7 @@ void rxe_read_continue(struct rxe_qp *qp)
 			return;
 		}
 	}
+	__skb_queue_head_init(&out);
 	while (qp->rd_pkt < qp->rd_npkts && burst-- > 0) {
 		u32 off = qp->rd_pkt * mtu;
 		u32 n = min(mtu, qp->rd_len - off);
@@ -162,8 +169,8 @@ void rxe_read_continue(struct rxe_qp *qp)
 			first ? IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST :
 			last ? IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST :
 			IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE;
-		struct sk_buff *skb = rxe_pkt_alloc(qp->dev, &qp->av, op, n);
 
+		skb = rxe_pkt_alloc(qp->dev, &qp->av, op, n);
 		if (!skb)
 			break;		/* try again on the next run */
 		if (n && rxe_mr_copy(mr, qp->rd_va + off, rxe_payload(skb), n, false)) {
@@ -179,13 +186,15 @@ void rxe_read_continue(struct rxe_qp *qp)
 			aeth->smsn = cpu_to_be32((u32)AETH_ACK_UNLIMITED << 24 |
 						 (qp->msn & 0xffffff));
 		}
-		rxe_pkt_send(qp, &qp->av, skb);
+		__skb_queue_tail(&out, skb);
 		qp->rd_pkt++;
 	}
 	if (mr)
 		rxe_mr_put(mr);
 	if (qp->rd_pkt >= qp->rd_npkts)
 		rxe_read_stop(qp);
+	while ((skb = __skb_dequeue(&out)))
+		rxe_pkt_send(qp, &qp->av, skb);
 }
 
 /* Start answering a READ of [va, va + len) with @rkey at @psn. */
