@@ -61,8 +61,16 @@ int rxe_dealloc_mw(struct ib_mw *ibmw)
 	struct rxe_dev *dev = to_rdev(ibmw->device);
 	struct rxe_mw *mw = to_rmw(ibmw);
 
-	xa_lock_bh(&dev->mrs);
+	/*
+	 * Out of the windows' array first, under its own lock alone: that lock is taken with
+	 * bottom halves on (xa_alloc_cyclic(), xa_store() in rxe_alloc_mw()), so taken inside the
+	 * dev->mrs lock, which the softirq's rkey lookups take, it could deadlock two CPUs (this
+	 * one waiting for it under dev->mrs, the other interrupted while holding it by a softirq
+	 * waiting for dev->mrs: issue 36). A lookup under dev->mrs that found the window before
+	 * the erase is done with it before the unbind below takes that lock.
+	 */
 	xa_erase(&dev->mws, mw->index);
+	xa_lock_bh(&dev->mrs);
 	rxe_mw_unbind(mw);
 	mw->state = RXE_MW_FREE;
 	xa_unlock_bh(&dev->mrs);
