@@ -22,7 +22,7 @@ CASES='caps type1 type2 bounds type2-qp type2-rebind send-inv send-inv-refused p
 # Judged on 6.1 only, the default row: stock 7.2 completes the refused binds of type2-rebind,
 # bind-refused and bind-nowrite with WR_FLUSH_ERR where 6.1 says MW_BIND_ERR (the bundled driver
 # keeps 6.1's), so on the other rows stock's results are printed, not judged.
-STOCK_SAME='caps type1 type2 type2-qp type2-rebind send-inv pd bind-refused bind-nowrite dereg-bound exit-bound'
+STOCK_SAME='caps type1 type2 type2-qp type2-rebind send-inv pd bind-refused bind-nowrite dereg-bound exit-bound drain'
 [[ "$(uname -r)" == 6.1.* ]] || STOCK_SAME=
 
 setup_file() {
