@@ -50,7 +50,8 @@ self_gid() {
 # attack MODE HOSTILE_ARGS...: rxe_victim MODE against rxe_hostile.py HOSTILE_ARGS in the peer
 # namespace. The victim must exit within 30 s of the attack: one stuck in the kernel
 # (D state) cannot be killed, so it is polled, and its kernel stack shown if it hangs.
-# AFTER_INFO, when set, is run once the victim's QP is connected, before the attack.
+# AFTER_INFO, when set, is run once the victim's QP is connected, before the attack;
+# HOSTILE_SCHED (e.g. chrt -f 1) runs rxe_hostile.py under it.
 attack() {
 	local mode=$1 d pid i vrc hrc
 	shift
@@ -61,7 +62,8 @@ attack() {
 		for i in $(seq 100); do [ -e "$d/victim.info" ] && break; sleep 0.1; done
 		eval "$AFTER_INFO"
 	fi
-	run timeout 120 ip netns exec peer python3 "$TOOLS/rxe_hostile.py" "$@" "$d/victim.info" "$d"
+	run timeout 120 ip netns exec peer ${HOSTILE_SCHED:-} python3 "$TOOLS/rxe_hostile.py" "$@" \
+		"$d/victim.info" "$d"
 	hrc=$status
 	HOSTILE_OUT=$output
 	echo "rxe_hostile.py: $output"
@@ -176,8 +178,12 @@ both_drivers() {
 	# guest would drop most of a 4 MiB READ's responses
 	backlog=$(sysctl -n net.core.netdev_max_backlog)
 	sysctl -qw net.core.netdev_max_backlog=20000
+	# The READ is answered by the driver's WQ_HIGHPRI worker: on the one-CPU guest a normal
+	# process runs only once it is done. Both sides as SCHED_FIFO stand in for more CPUs: the
+	# peer says at once that the READ is on its way, the victim's modify_qp calls come between
+	# two of the worker's work items.
 	AFTER_INFO="ip link set veth0 mtu 9000; ip -n peer link set veth1 mtu 9000" \
-		both_drivers mtu mtu "$PEER" "$SELF" || rc=$?
+		HOSTILE_SCHED="chrt -f 1" both_drivers mtu mtu "$PEER" "$SELF" || rc=$?
 	sysctl -qw net.core.netdev_max_backlog="$backlog"
 	[ "$rc" = 0 ]
 }
