@@ -199,6 +199,7 @@ uninstall:
 	@for f in udev/*.rules; do [ -f "$$f" ] || continue; \
 		echo "rm -f $(DESTDIR)$(UDEVDIR)/rules.d/$${f#udev/}"; \
 		rm -f "$(DESTDIR)$(UDEVDIR)/rules.d/$${f#udev/}"; done
+	rm -f $(DESTDIR)/var/run/cdi/rxectl.yaml	# the CDI spec rxectl keeps (rxectl cdi)
 
 # dist: DISTDIR/rxectl-VERSION.tar.gz of the committed tree (HEAD), its VERSION file carrying
 # the full version, so the tarball builds and reports the same version without git.

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <systemd/sd-daemon.h>
 
+#include "cdi.h"
 #include "config.h"
 #include "lock.h"
 #include "log.h"
@@ -293,6 +294,7 @@ static void reconcile(struct monitor *m)
 	}
 	free(devs);
 	config_free(&conf);
+	cdi_refresh(m->ctx);	/* devices that came or went by themselves, in the CDI spec */
 }
 
 int cmd_monitor(struct rxectl *ctx, int argc, char **argv)

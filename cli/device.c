@@ -11,6 +11,7 @@
 #include "lock.h"
 #include "log.h"
 #include "output.h"
+#include "cdi.h"
 #include "rxe.h"
 #include "unit_state.h"
 #include "util.h"
@@ -262,6 +263,8 @@ int rxe_up(struct rxectl *ctx, const char *netdev, const char *name, int wait)
 	if (rxe_lock(ctx) < 0)
 		return RXECTL_FAIL;
 	err = create_locked(ctx, netdev, info.ifindex, name, existing, sizeof(existing));
+	if (err < 0)
+		cdi_refresh(ctx);	/* the CDI spec for containers (cdi.h), still under the lock */
 	if (mine)
 		rxe_unlock(ctx);	/* creating is done; waiting needs no lock */
 	if (err >= 0)
@@ -360,6 +363,7 @@ int rxe_down(struct rxectl *ctx, const char *target)
 			out_text(ctx->out, "no rxe device is named %s or sits on it; nothing to remove.\n",
 				 target);
 	}
+	cdi_refresh(ctx);	/* the CDI spec for containers (cdi.h) */
 	free(devs);
 	return ret;
 }

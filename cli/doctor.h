@@ -65,5 +65,8 @@ void doctor_check_counters(struct rxectl *ctx, struct checklist *l, const struct
  * code: RXECTL_OK, RXECTL_FAIL, or RXECTL_USAGE for a bad name.
  */
 int doctor_run(struct rxectl *ctx, char **targets, int n_targets);
+/* Where doctor_run_in() checks from: detect, or as told (doctor --host, --container). */
+enum doctor_where { DOCTOR_AUTO, DOCTOR_HOST, DOCTOR_CONTAINER };
+int doctor_run_in(struct rxectl *ctx, char **targets, int n_targets, enum doctor_where where);
 
 #endif

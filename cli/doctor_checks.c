@@ -31,6 +31,12 @@ static void add_target(struct target **v, size_t *n, const char *netdev,
 
 int doctor_run(struct rxectl *ctx, char **args, int n_args)
 {
+	return doctor_run_in(ctx, args, n_args, DOCTOR_AUTO);
+}
+
+int doctor_run_in(struct rxectl *ctx, char **args, int n_args, enum doctor_where where)
+{
+	char how[64] = "";
 	struct doctor d = { .ctx = ctx };
 	struct target *tv = NULL;
 	size_t nt = 0;
@@ -42,7 +48,11 @@ int doctor_run(struct rxectl *ctx, char **args, int n_args)
 		if (netdev_name_invalid(args[i]) && ibdev_name_invalid(args[i]))
 			return rxectl_usage_error("doctor", "'%s' is neither a valid netdev name nor a "
 						  "valid RDMA device name.", args[i]);
-	if (n_args == 0) {
+	if (where != DOCTOR_HOST)
+		d.container = doctor_container_detect(how, sizeof(how));
+	if (where == DOCTOR_CONTAINER && !d.container)
+		d.container = "unknown", snprintf(how, sizeof(how), "doctor --container");
+	if (n_args == 0 && !d.container) {
 		ret = ctx_load_config(ctx, &conf);
 		if (ret != RXECTL_OK)
 			return ret;
@@ -51,7 +61,19 @@ int doctor_run(struct rxectl *ctx, char **args, int n_args)
 	uname(&d.uts);
 	if (netdev_open(&d.nd) < 0)
 		d.nd = NULL;
+	if (d.container)
+		ADD(&d, "container", CHECK_PASS, NULL, NULL, "running in a container (%s, from %s): "
+		    "checking what a workload here needs; `rxectl doctor --host` checks as on a "
+		    "host.", d.container, how);
 	doctor_check_kernel(&d);
+	if (d.container) {
+		if (d.rdma && rxe_list(ctx, &d.devs, &d.n_devs) < 0) {
+			d.devs = NULL;
+			d.n_devs = 0;
+		}
+		doctor_check_container(&d, args, n_args);
+		goto print;
+	}
 	doctor_check_module(&d, "ib_core");
 	doctor_check_module(&d, "ib_uverbs");
 	doctor_check_module(&d, "rdma_rxe");
@@ -94,7 +116,7 @@ int doctor_run(struct rxectl *ctx, char **args, int n_args)
 	}
 	doctor_check_firewall(&d);
 	doctor_check_memlock(&d);
-
+print:
 	checklist_print(ctx, &d.l);
 	ret = checklist_result(&d.l) == CHECK_FAIL ? RXECTL_FAIL : RXECTL_OK;
 	checklist_free(&d.l);

@@ -22,6 +22,7 @@ struct doctor {
 	struct rxe_dev *devs;
 	size_t n_devs;
 	struct netdev_ctx *nd;
+	const char *container;		/* in a container (doctor_container.c): its runtime */
 };
 
 struct target {
@@ -44,5 +45,11 @@ void doctor_check_target(struct doctor *d, const struct target *t);
 void doctor_check_firewall(struct doctor *d);
 /* doctor_memlock.c: memlock. */
 void doctor_check_memlock(struct doctor *d);
+/* doctor_container.c: the runtime a container of ours runs under ("podman", "docker", ...),
+ * `how` says what showed it; NULL when not in a container. */
+const char *doctor_container_detect(char *how, size_t len);
+/* In a container, instead of the host's checks after kernel.rdma: provider.rxe, netns.mode,
+ * device.present, devnode.uverbs, devnode.rdma_cm, netns.gid, memlock.limit. */
+void doctor_check_container(struct doctor *d, char **args, int n_args);
 
 #endif

@@ -204,9 +204,29 @@ void doctor_check_provider(struct doctor *d)
 			globfree(&g);
 		}
 	}
-	if (driver && so)
+	if (d->container)
+		fix = "install rdma-core's user-space providers in the image: `apt-get install -y "
+		      "ibverbs-providers` (Debian, Ubuntu) or `dnf install -y libibverbs` (Fedora, "
+		      "RHEL) in its Containerfile.";
+	/* The provider is built for one private ABI of libibverbs (librxe-rdmavN.so links
+	 * against IBVERBS_PRIVATE_N): one from another rdma-core release is not loaded. */
+	if (driver && so) {
+		const char *v = strstr(path, "-rdmav");
+		char ver[32];
+
+		snprintf(ver, sizeof(ver), "IBVERBS_PRIVATE_%d", v ? atoi(v + 6) : 0);
+		if (!dlvsym(RTLD_DEFAULT, "ibv_cmd_alloc_pd", ver)) {
+			ADD(d, "provider.rxe", CHECK_FAIL, NULL, fix,
+			    "rdma-core's rxe provider %s is built for libibverbs' private ABI %s, "
+			    "which this libibverbs (%s) lacks: the two come from different rdma-core "
+			    "releases, so libibverbs does not load the provider.", path, ver + 16,
+			    info.dli_fname);
+			return;
+		}
 		ADD(d, "provider.rxe", CHECK_PASS, NULL, NULL,
-		    "rdma-core's rxe provider is installed (%s/rxe.driver, %s).", cfgdir, path);
+		    "rdma-core's rxe provider is installed (%s/rxe.driver, %s, ABI %s).", cfgdir,
+		    path, ver + 16);
+	}
 	else if (!driver)
 		ADD(d, "provider.rxe", CHECK_FAIL, NULL, fix,
 		    "rdma-core's rxe provider is not installed (no `driver rxe` in %s), so verbs "

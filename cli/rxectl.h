@@ -101,6 +101,7 @@ extern const struct opt_spec cmd_up_opts[], cmd_down_opts[], cmd_enable_opts[],
 	cmd_tune_opts[], cmd_memlock_opts[];
 extern const struct opt_spec cmd_driver_opts[];
 extern const struct opt_spec cmd_env_opts[];
+extern const struct opt_spec cmd_cdi_opts[], cmd_doctor_opts[];
 
 int cmd_up(struct rxectl *ctx, int argc, char **argv);
 int cmd_down(struct rxectl *ctx, int argc, char **argv);
@@ -120,5 +121,6 @@ int cmd_driver(struct rxectl *ctx, int argc, char **argv);
 int cmd_tune(struct rxectl *ctx, int argc, char **argv);
 int cmd_memlock(struct rxectl *ctx, int argc, char **argv);
 int cmd_env(struct rxectl *ctx, int argc, char **argv);
+int cmd_cdi(struct rxectl *ctx, int argc, char **argv);
 
 #endif

@@ -52,7 +52,7 @@ check() { # json id [target] -> that check's object
 
 @test "doctor with a malformed config file is a usage error" {
 	printf '[eth0\n' > "$RXECTL_CONFIG"
-	run -2 "$RXECTL" doctor
+	run -2 "$RXECTL" doctor --host
 	[[ "$output" == *"rxe.conf:1:"* ]]
 }
 
@@ -69,7 +69,7 @@ check() { # json id [target] -> that check's object
 
 @test "doctor without an RDMA kernel fails kernel.rdma with the fix, and exits 1" {
 	no_rdma_kernel || skip "this host has RDMA"
-	run -1 "$RXECTL" doctor
+	run -1 "$RXECTL" doctor --host
 	[[ "$output" == *"[FAIL] kernel.rdma"*"has no RDMA support: no ib_core module and no RDMA netlink"* ]]
 	[[ "$output" == *"fix: boot a kernel built with CONFIG_INFINIBAND=m"* ]]
 	[[ "$output" == *"result: fail ("* ]]
@@ -77,7 +77,7 @@ check() { # json id [target] -> that check's object
 
 @test "doctor --json is one valid document with the issue's fields, and result fail" {
 	no_rdma_kernel || skip "this host has RDMA"
-	run -1 --separate-stderr "$RXECTL" doctor --json
+	run -1 --separate-stderr "$RXECTL" doctor --host --json
 	jq -e '.result == "fail" and (.checks | length > 5) and
 		all(.checks[]; (keys == ["fix", "id", "status", "summary", "target"]) and
 		    (.status | IN("pass", "warn", "fail", "skip")))' <<<"$output" >/dev/null
@@ -90,7 +90,7 @@ check() { # json id [target] -> that check's object
 
 @test "doctor skips what needs RDMA without it, and still checks the netdev" {
 	no_rdma_kernel || skip "this host has RDMA"
-	run -1 --separate-stderr "$RXECTL" doctor lo --json
+	run -1 --separate-stderr "$RXECTL" doctor --host lo --json
 	[ "$(check "$output" netdev.exists lo | jq -r .status)" = pass ]
 	[ "$(check "$output" device.present lo | jq -r .status)" = skip ]
 	[[ "$(check "$output" device.present lo | jq -r .summary)" == "skipped: the kernel has no RDMA support (kernel.rdma)." ]]
@@ -98,20 +98,20 @@ check() { # json id [target] -> that check's object
 }
 
 @test "doctor warns that loopback reaches only this host" {
-	run --separate-stderr "$RXECTL" doctor lo --json
+	run --separate-stderr "$RXECTL" doctor --host lo --json
 	[ "$(check "$output" netdev.kind lo | jq -r .status)" = warn ]
 	[[ "$(check "$output" netdev.kind lo | jq -r .summary)" == *"loopback interface"* ]]
 }
 
 @test "doctor on a netdev that does not exist fails netdev.exists and skips the rest" {
-	run -1 --separate-stderr "$RXECTL" doctor nosuchdev0 --json
+	run -1 --separate-stderr "$RXECTL" doctor --host nosuchdev0 --json
 	[ "$(check "$output" netdev.exists nosuchdev0 | jq -r .status)" = fail ]
 	[[ "$(check "$output" netdev.exists nosuchdev0 | jq -r .fix)" == *"ip link"* ]]
 	[ "$(check "$output" netdev.up nosuchdev0 | jq -r .status)" = skip ]
 }
 
 @test "doctor's text is a checklist with one status column and a result line" {
-	run "$RXECTL" doctor lo
+	run "$RXECTL" doctor --host lo
 	echo "$output" | grep -Eq '^\[(ok  |WARN|FAIL|skip)\] kernel\.rdma '
 	echo "$output" | grep -Eq '^\[(ok  |WARN|FAIL|skip)\] netdev\.up \(lo\) '
 	echo "$output" | tail -n1 | grep -Eq '^result: (pass|warn|fail) \([0-9]+ passed, [0-9]+ warnings?, [0-9]+ failed, [0-9]+ skipped\)$'
@@ -123,7 +123,7 @@ check() { # json id [target] -> that check's object
 	conf="$BATS_TEST_TMPDIR/rxe.conf"
 	chmod 755 "$BATS_TEST_TMPDIR"
 	run --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
-		bash -c 'ulimit -l 64 && RXECTL_CONFIG="$1" exec "$0" doctor --json lo' "$RXECTL" "$conf"
+		bash -c 'ulimit -l 64 && RXECTL_CONFIG="$1" exec "$0" doctor --host --json lo' "$RXECTL" "$conf"
 	c=$(check "$output" memlock.limit)
 	[ "$(jq -r .status <<< "$c")" = warn ]
 	fix=$(jq -r .fix <<< "$c")
@@ -136,7 +136,7 @@ check() { # json id [target] -> that check's object
 
 @test "memlock.limit as root says CAP_IPC_LOCK lifts a small limit" {
 	[ "$(id -u)" = 0 ] || skip "needs root"
-	run --separate-stderr prlimit --memlock=65536:65536 "$RXECTL" doctor --json
+	run --separate-stderr prlimit --memlock=65536:65536 "$RXECTL" doctor --host --json
 	[ "$(check "$output" memlock.limit | jq -r .status)" = pass ]
 	[[ "$(check "$output" memlock.limit | jq -r .summary)" == *"64 KiB"*"CAP_IPC_LOCK"* ]]
 }
@@ -151,7 +151,7 @@ check() { # json id [target] -> that check's object
 
 # Run doctor --json in a new network namespace after the firewall commands in $1.
 doctor_in_netns() {
-	unshare -n sh -c "$1 && exec \"\$0\" doctor lo --json" "$RXECTL" 2>/dev/null
+	unshare -n sh -c "$1 && exec \"\$0\" doctor --host lo --json" "$RXECTL" 2>/dev/null
 }
 
 fw_check() { jq -c '.checks[] | select(.id == "firewall.udp4791")' <<<"$1"; }
@@ -191,7 +191,7 @@ fw_check() { jq -c '.checks[] | select(.id == "firewall.udp4791")' <<<"$1"; }
 @test "every check id doctor reports is documented under DOCTOR CHECKS in rxectl(8)" {
 	man="$BATS_TEST_DIRNAME/../../man/rxectl.8"
 	checks=$(sed -n '/^\.SS DOCTOR CHECKS/,/^\.S[HS] /p' "$man")
-	run --separate-stderr "$RXECTL" doctor lo --json
+	run --separate-stderr "$RXECTL" doctor --host lo --json
 	ids=$(jq -r '.checks[].id' <<<"$output" | sort -u)
 	[ "$(wc -l <<<"$ids")" -eq 18 ]
 	for id in $ids; do

@@ -71,7 +71,7 @@ print(json.dumps([d for d in yaml.safe_load_all(sys.stdin) if d and d["kind"] ==
 	[ "$(jq -c .spec.selector.matchLabels <<< "$ds")" = "$(jq -c .spec.template.metadata.labels <<< "$ds")" ]
 }
 
-@test "the DaemonSet mounts the node's /lib/modules, /dev/infiniband, the lock and the ConfigMap at /etc/rxe" {
+@test "the DaemonSet mounts the node's /lib/modules, /dev/infiniband, the lock, /var/run/cdi and the ConfigMap at /etc/rxe" {
 	ds=$(obj DaemonSet)
 	mount_of() { # mountPath -> "volume-name readOnly"
 		jq -r --arg p "$1" '.spec.template.spec.containers[0].volumeMounts[] | select(.mountPath == $p) |
@@ -82,6 +82,7 @@ print(json.dumps([d for d in yaml.safe_load_all(sys.stdin) if d and d["kind"] ==
 	[ "$(mount_of /dev/infiniband)" = "infiniband false" ] && [ "$(host_of infiniband)" = /dev/infiniband ]
 	[ "$(mount_of /run/rxectl.lock)" = "lock false" ] && [ "$(host_of lock)" = /run/rxectl.lock ]
 	[ "$(mount_of /etc/rxe)" = "config true" ]
+	[ "$(mount_of /var/run/cdi)" = "cdi false" ] && [ "$(host_of cdi)" = /var/run/cdi ]
 	[ "$(host_of config)" = "$(obj ConfigMap | jq -r .metadata.name)" ]
 	[ "$(jq -r '.spec.template.spec.containers[0].env[] | select(.name == "RXECTL_CONFIG") | .value' <<< "$ds")" = /etc/rxe/rxe.conf ]
 }

@@ -6,6 +6,10 @@
 # (rxe-node) creates the declared devices, re-creates one whose netdev is deleted and re-added,
 # passes its readiness and liveness probes, leaves the devices and exits 0 on SIGTERM (deletes
 # them with RXE_REMOVE_ON_EXIT=yes), and refuses bad configuration with exit 2.
+# The node's /var/run/cdi is mounted as the DaemonSet mounts it: the spec rxectl keeps there
+# (`rxectl cdi`) hands a device to a workload container (`podman run --device rxectl.io/rdma=DEV`),
+# which runs ibv_devinfo, a loopback ibv_rc_pingpong and `rxectl doctor` (its container checks);
+# without the device, or with the nodes bind-mounted but not allowed, doctor names what is missing.
 # Kubernetes itself (kubelet, the DaemonSet controller) is not run here: tests/host/pkg_kubernetes.bats
 # checks the manifest. Tests build on each other in order (one container for most of them).
 #   make deb && contrib/kubernetes/build-image && tests/run-all tests/guest/systemd/pkg_container.bats
@@ -38,6 +42,9 @@ setup_file() {
 	chmod +x "$PM"
 	export PM
 	touch /run/rxectl.lock			# hostPath type FileOrCreate
+	mkdir -p /var/run/cdi			# hostPath type DirectoryOrCreate
+	modprobe rdma_ucm			# /dev/infiniband/rdma_cm, in the CDI spec
+	rm -f /var/run/cdi/rxectl.yaml
 	mkdir -p /dev/infiniband		# hostPath type DirectoryOrCreate
 	export STORE CONFDIR IMAGE_ARCHIVE
 	local out
@@ -49,6 +56,7 @@ setup_file() {
 
 teardown_file() {
 	pm rm -f -t 0 rxe-node rxe-bad >/dev/null 2>&1
+	rm -f /var/run/cdi/rxectl.yaml
 	ip link del rxk0 2>/dev/null
 	umount "$STORE" 2>/dev/null
 	true
@@ -61,7 +69,8 @@ run_node() { # name [podman run args...]
 	local name=$1; shift
 	pm run -d --name "$name" --privileged --network host \
 		-v /lib/modules:/lib/modules:ro -v "$CONFDIR:/etc/rxe:ro" \
-		-v /dev/infiniband:/dev/infiniband -v /run/rxectl.lock:/run/rxectl.lock "$@" "$IMAGE"
+		-v /dev/infiniband:/dev/infiniband -v /run/rxectl.lock:/run/rxectl.lock \
+		-v /var/run/cdi:/var/run/cdi "$@" "$IMAGE"
 }
 
 devs_on() { # "name:state" of the rxe devices on netdev $1
@@ -113,6 +122,87 @@ make_veth() { # name address (the peer is NAMEp)
 	run -0 pm logs rxe-node
 	[[ "$output" == *"rxe-node: rxectl doctor (reported, not gating readiness):"* ]]
 	[[ "$output" == *"rxe_$NIC"* ]]
+}
+
+# A workload container: the node image (it has rxectl and ibverbs-utils), another entrypoint.
+run_work() { # podman run args... -- command [args...]
+	local a=()
+	while [ "$1" != -- ]; do a+=("$1"); shift; done
+	shift
+	timeout 300 "$PM" run --rm "${a[@]}" --entrypoint "$1" "$IMAGE" "${@:2}"
+}
+
+@test "the node container keeps the CDI spec on the node, and rxectl cdi writes the same" {
+	local spec=/var/run/cdi/rxectl.yaml
+	for _ in $(seq 50); do grep -q "rxe_k" "$spec" 2>/dev/null && break; sleep 0.2; done
+	cat "$spec"
+	grep -q "name: \"rxe_$NIC\"" "$spec" && grep -q 'name: "rxe_k"' "$spec"
+	run -0 --separate-stderr "$RXECTL" cdi --json
+	echo "$output"
+	[ "$(jq -r .path <<< "$output")" = "$spec" ]
+	[ "$(jq -r '.devices | join(" ")' <<< "$output")" = "rxectl.io/rdma=rxe_$NIC rxectl.io/rdma=rxe_k rxectl.io/rdma=all" ]
+	[ "$(jq -r .spec.cdiVersion <<< "$output")" = 0.5.0 ]
+	[ "$(jq -r .spec.kind <<< "$output")" = rxectl.io/rdma ]
+	uv=$(basename "$(grep -l "^rxe_$NIC\$" /sys/class/infiniband_verbs/uverbs*/ibdev | head -n1 | xargs dirname)")
+	[ "$(jq -r --arg n "rxe_$NIC" '.spec.devices[] | select(.name == $n) | .containerEdits.deviceNodes[0].path' <<< "$output")" = "/dev/infiniband/$uv" ]
+	[ "$(jq -r '.spec.containerEdits.deviceNodes[0].path' <<< "$output")" = /dev/infiniband/rdma_cm ]
+	# the YAML file is the JSON document's spec, and parses as YAML
+	python3 -c 'import json, sys, yaml; sys.exit(yaml.safe_load(open(sys.argv[1])) != json.loads(sys.argv[2])["spec"])' \
+		"$spec" "$output"
+	# a device that comes and goes by rxectl up/down on the node is in the spec, then not
+	make_veth rxk1 198.51.100.5
+	run -0 "$RXECTL" up rxk1 --wait 0
+	grep -q 'name: "rxe_rxk1"' "$spec"
+	run -0 "$RXECTL" down rxk1
+	# (the node container's monitor rewrites it too: wait out one of its runs)
+	for _ in $(seq 50); do grep -q 'rxe_rxk1' "$spec" || break; sleep 0.2; done
+	! grep -q 'rxe_rxk1' "$spec"
+	ip link del rxk1
+}
+
+@test "podman --device rxectl.io/rdma=DEV: ibv_devinfo, a loopback ibv_rc_pingpong and rxectl doctor pass in the container" {
+	local dev=rxe_$NIC gid
+	gid=$("$RXECTL" gid "$dev" --index-only)
+	run -0 run_work --network host --device "rxectl.io/rdma=$dev" --ulimit memlock=-1:-1 -- ibv_devinfo -d "$dev"
+	echo "$output"
+	[[ "$output" == *"hca_id:	$dev"* && "$output" == *"state:			PORT_ACTIVE"* ]]
+	run -0 run_work --network host --device "rxectl.io/rdma=$dev" --ulimit memlock=-1:-1 -- sh -c \
+		"ibv_rc_pingpong -d $dev -g $gid -n 20 -p 18515 & sleep 3; ibv_rc_pingpong -d $dev -g $gid -n 20 -p 18515 127.0.0.1; r=\$?; wait \$! && exit \$r"
+	echo "$output"
+	[ "$(grep -c ' bytes in .* seconds' <<< "$output")" = 2 ]
+	run -0 run_work --network host --device "rxectl.io/rdma=$dev" --ulimit memlock=-1:-1 -- rxectl doctor
+	echo "$output"
+	[[ "$output" == *"[ok  ] container "*"(podman, from /run/.containerenv)"* ]]
+	[[ "$output" == *"[ok  ] devnode.uverbs ($dev)"* ]]
+	[[ "$output" == *"[skip] devnode.uverbs (rxe_k)"*"not in this container"* ]]
+	[[ "$output" == *"[ok  ] devnode.rdma_cm"* ]]
+	[[ "$output" == *"[ok  ] netns.gid"*"$dev has RoCE v2 GID index"* ]]
+	[[ "$output" == *"[ok  ] memlock.limit"* ]]
+	[[ "$output" == *"result: pass"* ]]
+	# the spec's environment reaches the workload
+	run -0 run_work --network host --device "rxectl.io/rdma=$dev" -- sh -c 'echo "$RXECTL_RDMA_DEVICES $UCX_NET_DEVICES"'
+	[ "$output" = "$dev $dev:1" ]
+}
+
+@test "without the device, doctor in the container says exactly what is missing and how to give it" {
+	local dev=rxe_$NIC uv
+	uv=$(basename "$(grep -l "^$dev\$" /sys/class/infiniband_verbs/uverbs*/ibdev | head -n1 | xargs dirname)")
+	run -1 run_work --network host --ulimit memlock=65536:65536 -- rxectl doctor "$dev"
+	echo "$output"
+	[[ "$output" == *"[FAIL] devnode.uverbs ($dev)"*"/dev/infiniband/$uv, the node of $dev, is not in this container"* ]]
+	[[ "$output" == *"fix: on the host run \`rxectl cdi\` and start the container with \`--device rxectl.io/rdma=$dev\`"* ]]
+	[[ "$output" == *"[WARN] devnode.rdma_cm"*"is not in this container"* ]]
+	[[ "$output" == *"[WARN] memlock.limit"*"lacks CAP_IPC_LOCK"*"fix: start the container with \`--ulimit memlock=-1:-1\` or \`--cap-add IPC_LOCK\`"* ]]
+	[[ "$output" == *"result: fail"* ]]
+	# the nodes bind-mounted but not allowed by the device cgroup: EPERM, and the fix says --device
+	run -1 run_work --network host -v /dev/infiniband:/dev/infiniband -- rxectl doctor "$dev"
+	echo "$output"
+	[[ "$output" == *"[FAIL] devnode.uverbs ($dev)"*"opening it fails with EPERM: the container's device cgroup does not allow it"* ]]
+	# its own network namespace: no GID for its address, and the fix names the host's
+	run -0 run_work --network none --device "rxectl.io/rdma=$dev" --cap-add IPC_LOCK -- rxectl doctor --json "$dev"
+	echo "$output"
+	[ "$(jq -r '.checks[] | select(.id == "netns.gid") | .status' <<< "$output")" = warn ]
+	[[ "$(jq -r '.checks[] | select(.id == "netns.gid") | .fix' <<< "$output")" == *"--network host"*"hostNetwork: true"* ]]
 }
 
 @test "SIGTERM: the container leaves the declared devices (the default) and exits 0" {
