@@ -52,7 +52,7 @@ int doctor_run_in(struct rxectl *ctx, char **args, int n_args, enum doctor_where
 		d.container = doctor_container_detect(how, sizeof(how));
 	if (where == DOCTOR_CONTAINER && !d.container)
 		d.container = "unknown", snprintf(how, sizeof(how), "doctor --container");
-	if (n_args == 0 && !d.container) {
+	if (n_args == 0) {	/* a malformed file is bad input anywhere (its netdevs are not used in a container) */
 		ret = ctx_load_config(ctx, &conf);
 		if (ret != RXECTL_OK)
 			return ret;
@@ -72,7 +72,7 @@ int doctor_run_in(struct rxectl *ctx, char **args, int n_args, enum doctor_where
 			d.n_devs = 0;
 		}
 		doctor_check_container(&d, args, n_args);
-		goto print;
+		goto print;	/* rxe.conf's netdevs are the host's business */
 	}
 	doctor_check_module(&d, "ib_core");
 	doctor_check_module(&d, "ib_uverbs");

@@ -51,13 +51,16 @@ _rxectl() {
 		   fi ;;
 		esac
 	done
-	# The value of an option: a file for the configuration, nothing to offer otherwise.
+	# The value of an option: a file for the configuration, a directory for cdi's --output,
+	# nothing to offer otherwise.
 	if [[ "$prev" == -* && "$values" == *" $prev "* ]]; then
 		if [ "$prev" = --config ] || { [ "$prev" = -c ] && [ "$cmd" != ping ]; } ||
 		   [ "$prev" = --output ]; then
 			mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		elif [ "$prev" = --for ]; then
 			mapfile -t COMPREPLY < <(compgen -W "ucx nccl openmpi libfabric perftest qperf rping ceph spdk all" -- "$cur")
+		elif [ "$cmd" = cdi ]; then		# --output DIR, -o DIR
+			mapfile -t COMPREPLY < <(compgen -d -- "$cur")
 		else
 			COMPREPLY=()
 		fi
