@@ -165,7 +165,8 @@ run_work() { # podman run args... -- command [args...]
 	gid=$("$RXECTL" gid "$dev" --index-only)
 	run -0 run_work --network host --device "rxectl.io/rdma=$dev" --ulimit memlock=-1:-1 -- ibv_devinfo -d "$dev"
 	echo "$output"
-	[[ "$output" == *"hca_id:	$dev"* && "$output" == *"state:			PORT_ACTIVE"* ]]
+	grep -Eq "^hca_id:[[:space:]]+$dev\$" <<< "$output"
+	grep -Eq "^[[:space:]]+state:[[:space:]]+PORT_ACTIVE" <<< "$output"
 	run -0 run_work --network host --device "rxectl.io/rdma=$dev" --ulimit memlock=-1:-1 -- sh -c \
 		"ibv_rc_pingpong -d $dev -g $gid -n 20 -p 18515 & sleep 3; ibv_rc_pingpong -d $dev -g $gid -n 20 -p 18515 127.0.0.1; r=\$?; wait \$! && exit \$r"
 	echo "$output"
