@@ -213,13 +213,13 @@ void cdi_yaml_print(FILE *f, struct json_object *spec)
 	fputs("# The Soft-RoCE (rxe) devices of this host for containers, as CDI devices: written by\n"
 	      "# `rxectl cdi`, kept current by rxectl (up, down, rxe@.service, rxe-monitor.service).\n"
 	      "# Use: podman run --device " CDI_KIND "=DEVICE (or =all) IMAGE; see rxectl(8).\n"
-	      "# Memory locking:", f);
+	      "# Memory locking:\n#", f);
 	/* the note, wrapped at ~96 columns */
 	while (*p) {
 		size_t n = strlen(p), cut = n;
 
-		if (n > 92) {
-			cut = 92;
+		if (n > 90) {
+			cut = 90;
 			while (cut && p[cut] != ' ')
 				cut--;
 			if (!cut)
