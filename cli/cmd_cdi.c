@@ -19,7 +19,9 @@ const struct opt_spec cmd_cdi_opts[] = {
 	{ NULL },
 };
 
-/* The spec in the JSON document, as written (output.h has no raw JSON, so walk it). */
+/* The spec in the JSON document, as written (output.h has no raw JSON, so walk it). An array's
+ * members get the key "": output.c adds a value without a key to nothing, and a key to an array
+ * is ignored (the env lists came out empty). */
 static void out_json(struct output *o, const char *key, struct json_object *v)
 {
 	switch (json_object_get_type(v)) {
@@ -32,7 +34,7 @@ static void out_json(struct output *o, const char *key, struct json_object *v)
 	case json_type_array:
 		out_arr_begin(o, key);
 		for (size_t i = 0; i < json_object_array_length(v); i++)
-			out_json(o, NULL, json_object_array_get_idx(v, i));
+			out_json(o, "", json_object_array_get_idx(v, i));
 		out_arr_end(o);
 		break;
 	case json_type_int:
