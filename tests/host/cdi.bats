@@ -71,8 +71,11 @@ no_rdma_kernel() {
 @test "doctor --container: a small memlock limit without CAP_IPC_LOCK warns with the container flags" {
 	[ "$(id -u)" = 0 ] || skip "needs root to become nobody"
 	command -v setpriv >/dev/null || skip "needs setpriv"
+	# an empty rxe.conf that nobody can read (a non-regular file such as /dev/null is refused)
+	conf=$(mktemp /tmp/rxectl-cdi-conf.XXXXXX) && chmod 644 "$conf"
 	run --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
-		bash -c 'ulimit -l 64 && RXECTL_CONFIG="$1" exec "$0" doctor --container --json' "$RXECTL" /dev/null
+		bash -c 'ulimit -l 64 && RXECTL_CONFIG="$1" exec "$0" doctor --container --json' "$RXECTL" "$conf"
+	rm -f "$conf"
 	c=$(jq -c '.checks[] | select(.id == "memlock.limit")' <<< "$output")
 	[ "$(jq -r .status <<< "$c")" = warn ]
 	[[ "$(jq -r .summary <<< "$c")" == *"64 KiB and it lacks CAP_IPC_LOCK"* ]]
