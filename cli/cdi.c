@@ -13,6 +13,7 @@
 
 #include "cdi.h"
 #include "diag.h"
+#include "file_replace.h"
 #include "log.h"
 #include "rxe.h"
 
@@ -327,10 +328,10 @@ static bool same_content(const char *path, const char *text, size_t len)
 
 int cdi_write(const char *dir, struct json_object *spec, bool if_changed, bool *changed)
 {
-	char path[PATH_MAX], tmp[PATH_MAX];
+	char path[PATH_MAX];
 	size_t len = 0;
 	char *text;
-	int fd, err = 0;
+	int err = 0;
 	bool dummy;
 
 	changed = changed ? changed : &dummy;
@@ -356,23 +357,9 @@ int cdi_write(const char *dir, struct json_object *spec, bool if_changed, bool *
 		free(text);
 		return err;
 	}
-	/* a name CDI's readers skip (neither .yaml nor .json) until the rename */
-	snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, CDI_FILE);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		err = -errno;
-		free(text);
-		return err;
-	}
-	if (fchmod(fd, 0644) < 0 || write(fd, text, len) != (ssize_t)len || fsync(fd) < 0)
-		err = errno ? -errno : -EIO;
-	if (close(fd) < 0 && !err)
-		err = -errno;
-	if (!err && rename(tmp, path) < 0)
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	else
+	/* a hidden name CDI's readers skip (neither .yaml nor .json) until the rename */
+	err = file_replace(path, text, len);
+	if (!err)
 		*changed = true;
 	free(text);
 	return err;

@@ -12,6 +12,7 @@
 #include "output.h"
 #include "rxe.h"
 #include "stats.h"
+#include "file_replace.h"
 #include "stats_prom.h"
 
 static volatile sig_atomic_t stop;
@@ -150,7 +151,7 @@ static int print_prometheus(struct rxectl *ctx, const struct rxe_dev *devs, size
 		free(text);
 		return RXECTL_OK;
 	}
-	err = prom_replace_file(path, text, len);
+	err = file_replace(path, text, len);
 	free(text);
 	if (err == -ENOENT)
 		return log_error(RXECTL_FAIL, "cannot write %s: its directory does not exist (the "

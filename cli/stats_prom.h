@@ -32,11 +32,4 @@ char *prom_escape_label(const char *value, char *buf, size_t len);
 /* A counter's metric name: "rxe_" + name with anything but [a-zA-Z0-9_] as '_' + "_total". */
 void prom_metric_name(const char *counter, char *buf, size_t len);
 
-/*
- * Replace `path` atomically with `text`: a temporary file in the same directory, mode 0644,
- * written and fsync'd, then renamed over path (a reader, node_exporter, sees the old file or
- * the new one, never half of one).  0 or a negative errno; the temporary file is removed.
- */
-int prom_replace_file(const char *path, const char *text, size_t len);
-
 #endif

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "file_replace.h"
 #include "stats_prom.h"
 #include "tap.h"
 
@@ -76,7 +77,7 @@ int main(void)
 
 	ok(mkdtemp(path) != NULL, "a temporary directory");
 	snprintf(file, sizeof(file), "%s/rxe.prom", path);
-	ok(prom_replace_file(file, "x 1\n", 4) == 0 && prom_replace_file(file, "y 2\n", 4) == 0,
+	ok(file_replace(file, "x 1\n", 4) == 0 && file_replace(file, "y 2\n", 4) == 0,
 	   "the file is written, then replaced");
 	fp = fopen(file, "r");
 	if (fp) {
@@ -86,7 +87,7 @@ int main(void)
 	ok(!strcmp(got, "y 2\n") && stat(file, &sb) == 0 && (sb.st_mode & 0777) == 0644,
 	   "the new content, mode 0644 for node_exporter's user");
 	snprintf(file, sizeof(file), "%s/missing/rxe.prom", path);
-	ok(prom_replace_file(file, "x\n", 2) == -ENOENT, "a missing directory is -ENOENT");
+	ok(file_replace(file, "x\n", 2) == -ENOENT, "a missing directory is -ENOENT");
 	snprintf(file, sizeof(file), "%s/rxe.prom", path);
 	unlink(file);
 	rmdir(path);
