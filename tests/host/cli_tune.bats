@@ -13,7 +13,7 @@ RXECTL="$BATS_TEST_DIRNAME/../../rxectl"
 		[[ "$output" == *$'\n'"  $c "* ]]
 	done
 	run -0 "$RXECTL" stats --help
-	[ "${lines[0]}" = "usage: rxectl stats [DEVICE|NETDEV] [--json] [--watch SECONDS]" ]
+	[ "${lines[0]}" = "usage: rxectl stats [DEVICE|NETDEV] [--json] [--watch SECONDS | --prometheus [--output FILE]]" ]
 	run -0 "$RXECTL" debug --help
 	[ "${lines[0]}" = "usage: rxectl debug on|off|status [DEVICE] [--json]" ]
 	run -0 "$RXECTL" driver --help
