@@ -57,3 +57,13 @@ setup() {
 	echo "$output" | grep -vE '/(driver_hostile|driver_mw|driver_limits|driver_extra|driver_fuzz|driver_ktest|pkg_lifecycle)\.bats$' |
 		{ ! grep .; }
 }
+
+@test "the pair helpers are in pair/pair_lib.bash, which loads lib.bash; every pair file that uses one loads it" {
+	run -0 env -u BATS_TEST_DIRNAME bash -c "cd / && . '$TOP/tests/guest/pair/pair_lib.bash' && type barrier between between_once pair_teardown interop_driver kernel_log_clean >/dev/null && echo \"\$TOP\""
+	[ "$output" = "$TOP" ]
+	run -0 bash -c ". '$TOP/tests/guest/lib.bash' && ! type barrier 2>/dev/null && ! type between 2>/dev/null"
+	for f in "$TOP"/tests/guest/pair/*.bats "$TOP"/tests/guest/systemd/pair/*.bats; do
+		grep -qwE 'barrier|between|pair_teardown|interop_driver' "$f" || continue
+		grep -qE '^load (pair_lib|ping_lib|\.\./\.\./pair/pair_lib)$' "$f" || { echo "$f loads no pair_lib"; false; }
+	done
+}

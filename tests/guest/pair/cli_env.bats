@@ -8,7 +8,7 @@
 # errors on a device that has nothing to tell. Small counts: TCG guests.
 
 bats_require_minimum_version 1.5.0
-load ../lib
+load pair_lib
 
 setup_file() {
 	[ -n "${VM_ROLE:-}" ] || skip "not in a pair of test bed guests"

@@ -7,7 +7,7 @@
 # Small counts: TCG guests.
 
 bats_require_minimum_version 1.5.0
-load ../lib
+load pair_lib
 
 # The bed's eth0 (qemu's virtio-net on a dgram backend: no checksum offload) has no
 # scatter/gather; a VXLAN device over it between the guests, vx0, has. rxe1 on vx0 at both ends.

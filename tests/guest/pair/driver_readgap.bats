@@ -16,7 +16,7 @@
 #	bats tests/guest/pair/driver_readgap.bats
 
 bats_require_minimum_version 1.5.0
-load ../lib
+load pair_lib
 
 setup_file() {
 	[ -n "${VM_ROLE:-}" ] || skip "not in a pair of test bed guests"

@@ -20,7 +20,7 @@
 #   tests/run-all tests/guest/pair/driver_ulp_pair.bats
 
 bats_require_minimum_version 1.5.0
-load ../lib
+load pair_lib
 load ../ulp
 
 # The bundled pair moves BB_MIB MiB each way (~9 s each over the bed's wire since vm-run raised

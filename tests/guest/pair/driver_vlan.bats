@@ -10,7 +10,7 @@
 #   tests/run-all tests/guest/pair/driver_vlan.bats
 
 bats_require_minimum_version 1.5.0
-load ../lib
+load pair_lib
 
 setup_file() {
 	[ -n "${VM_ROLE:-}" ] || skip "not in a pair of test bed guests"

@@ -5,7 +5,7 @@
 # boots (make check-kernels runs it on every row). Small counts: TCG guests.
 
 bats_require_minimum_version 1.5.0
-load ../lib
+load pair_lib
 
 setup_file() {
 	[ -n "${VM_ROLE:-}" ] || skip "not in a pair of test bed guests"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
 # rxectl ping names the layer that fails: no listener, a firewall dropping UDP 4791, no rxe device
-# on the peer, and an MTU mismatch.  Guest a is the peer (192.0.2.1); guest b runs the client,
-# except where a test says otherwise.  Every test ends at a barrier so the guests stay in step.
+# on the peer, loss after full-size frames passed, and an MTU mismatch.  Guest a is the peer
+# (192.0.2.1); guest b runs the client, except where a test says otherwise.  Every test ends at a
+# barrier so the guests stay in step.
 
 bats_require_minimum_version 1.5.0
 load ping_lib
@@ -109,6 +110,45 @@ teardown_file() {
 	if [ "$VM_ROLE" = a ]; then
 		rxe_up
 	fi
+}
+
+@test "full-size frames passed, then the path drops them: named as loss with both sides' counters, not the MTU" {
+	end_barrier loss-up loss-done loss-stopped
+	[ "$VM_ROLE" = a ] && start_listener
+	barrier loss-up
+	if [ "$VM_ROLE" = b ]; then
+		# Once 4K (four full-size packets) has passed, this side drops every RoCE packet over
+		# 600 bytes both ways: the 32M operations stall, RDMA CM's requests (~300 bytes) pass.
+		nft add table inet rxectl_loss
+		nft add chain inet rxectl_loss out '{ type filter hook output priority 0; }'
+		nft add chain inet rxectl_loss in '{ type filter hook input priority 0; }'
+		"$RXECTL" ping "$VM_PEER_IP" --sizes 4K,32M --count 1 --timeout 3 \
+			> "$BATS_TEST_TMPDIR/out" 2> "$BATS_TEST_TMPDIR/err" &
+		local pid=$! st=0
+		for _ in $(seq 400); do
+			grep -qE '^ +4K +read .* yes$' "$BATS_TEST_TMPDIR/out" && break
+			sleep 0.05
+		done
+		nft add rule inet rxectl_loss out udp dport 4791 meta length gt 600 drop
+		nft add rule inet rxectl_loss in udp dport 4791 meta length gt 600 drop
+		wait "$pid" || st=$?
+		nft delete table inet rxectl_loss
+		cat "$BATS_TEST_TMPDIR/out" "$BATS_TEST_TMPDIR/err"
+		[ "$st" -eq 1 ]
+		grep -qE '^ +4K +read .* yes$' "$BATS_TEST_TMPDIR/out"
+		grep -q "messages up to 4K bytes pass (4 packets of up to 1024 bytes each" "$BATS_TEST_TMPDIR/err"
+		grep -q "of 32M bytes did not complete in the 3 s waited" "$BATS_TEST_TMPDIR/err"
+		grep -q "this side, during the test: completer_retry_err [0-9]" "$BATS_TEST_TMPDIR/err"
+		grep -q "192.0.2.1, since its device was created: completer_retry_err [0-9]" "$BATS_TEST_TMPDIR/err"
+		! grep -q "drops large frames" "$BATS_TEST_TMPDIR/err"
+	fi
+	barrier loss-done
+	if [ "$VM_ROLE" = a ]; then
+		listener_log
+		grep -q "sent this side's loss counters" "$BATS_FILE_TMPDIR/listener.log"
+		stop_listener
+	fi
+	barrier loss-stopped
 }
 
 @test "the larger-MTU side connecting: large messages never complete, named as an MTU mismatch with both MTUs" {

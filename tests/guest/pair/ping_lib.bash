@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Helpers for the `rxectl ping` pair tests: guest a listens on 192.0.2.1, guest b pings it.
 
-. "$BATS_TEST_DIRNAME/../lib.bash"
+. "$BATS_TEST_DIRNAME/pair_lib.bash"
 
 # Both guests: an rxe device on eth0.
 rxe_up() {

@@ -12,7 +12,7 @@
 
 bats_require_minimum_version 1.5.0
 
-load ../../lib
+load ../../pair/pair_lib
 load ../pkg_lib
 load ../../ulp	# secs
 

@@ -17,7 +17,7 @@
 
 bats_require_minimum_version 1.5.0
 
-load ../../lib
+load ../../pair/pair_lib
 load ../pkg_lib
 
 setup_file() {
