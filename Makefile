@@ -141,6 +141,17 @@ check-kernels: rxectl
 check-host: rxectl unit fuzz
 	tests/run-all --host-only
 
+# check-conformance: the differential conformance harness's large sweep (issue 36; opt-in, not in
+# CI): CONFORM_CASES seeded cases (CONFORM_SEED) on stock and on bundled rdma_rxe in one guest,
+# tests/guest/driver_conformance.bats; ~1 s of guest time per case (both drivers).
+CONFORM_CASES ?= 2000
+CONFORM_SEED ?= 1
+check-conformance:
+	$(MAKE) driver
+	RXE_CONFORM_CASES=$(CONFORM_CASES) RXE_CONFORM_SEED=$(CONFORM_SEED) tests/vm/vm-run \
+		--timeout $$((900 + $(CONFORM_CASES) * 4)) --env RXE_CONFORM_CASES --env RXE_CONFORM_SEED \
+		-- bats --tap -T tests/guest/driver_conformance.bats
+
 install: rxectl
 	install -D -m 0755 rxectl $(DESTDIR)$(SBINDIR)/rxectl
 	install -D -m 0644 completion/rxectl.bash $(DESTDIR)$(BASHCOMPDIR)/rxectl
@@ -230,6 +241,6 @@ clean:
 	-$(MAKE) -C driver clean KVER=$(KVER) >/dev/null 2>&1
 	-$(MAKE) -C tests/driver clean >/dev/null 2>&1
 
-.PHONY: all unit fuzz driver test-progs deps check check-more check-host check-install check-kernels install uninstall dist deb deb-src clean FORCE
+.PHONY: all unit fuzz driver test-progs deps check check-more check-host check-install check-kernels check-conformance install uninstall dist deb deb-src clean FORCE
 
 -include $(CLI_SRCS:.c=.d)

@@ -554,6 +554,24 @@ bool rxe_pkt_from_peer(const struct rxe_addr *av, struct sk_buff *skb)
 }
 
 /*
+ * May @qp queue a packet at all: is it ready to receive (RTR or later, not in error), and did
+ * the packet come from its peer when it is connected? rxe_qp_run() checks the same again under
+ * qp->lock when it takes the packet; here it keeps out of the QP's queue (RXE_RXQ_MAX) what the
+ * run would drop anyway, so a third host's flood cannot fill it and crowd out the peer's
+ * packets, as it could while the run waited, e.g. behind a long READ (issue 36). Lockless: a
+ * modify_qp racing with it (the state, the path) decides one packet either way, as for stock,
+ * which checks both before it queues.
+ */
+static bool rxe_qp_admits(const struct rxe_qp *qp, struct sk_buff *skb)
+{
+	enum ib_qp_state state = READ_ONCE(qp->state);
+
+	if (state < IB_QPS_RTR || state == IB_QPS_ERR)
+		return false;
+	return !rxe_qp_is_conn(qp) || rxe_pkt_from_peer(&qp->av, skb);
+}
+
+/*
  * Receive one RoCE v2 packet: skb->data is at the UDP header, which is linear, and the
  * network header is set; the rest may lie in page fragments. Every header field is checked before use; the packet is queued
  * to its QP or dropped. A local packet (@src not RXE_SRC_WIRE) was built by this host's own
@@ -644,7 +662,7 @@ void rxe_rcv(struct rxe_dev *dev, struct sk_buff *skb, enum rxe_src src)
 	}
 	qp = xa_load(&dev->qps, pkt->qpn);
 	if (qp) {
-		if (rxe_qp_takes(qp, info->mask)) {
+		if (rxe_qp_takes(qp, info->mask) && rxe_qp_admits(qp, skb)) {
 			queued = rxe_qp_queue_rx(qp, skb);
 			if (queued && src != RXE_SRC_LOCAL && qp->user) {
 				atomic_inc(&qp->runners);	/* before the RCU grace period */

@@ -47,6 +47,12 @@ UDP 4791 for what the victim answers; INFO is the victim.info file rxe_victim wr
                                  DIR/reading (the victim's modify_qp calls start): all of it must
                                  come back; touch DIR/read, then a 64-byte READ at the next
                                  PSN, which must be answered; touch DIR/done
+  flood THIRD SRC DST INFO DIR   against rxe_victim flood, as SCHED_FIFO (the victim's worker
+                                 waits): touch DIR/go, READ the whole 4 MiB MR from SRC, then
+                                 5000 SEND_ONLYs from THIRD (each would be dropped by the
+                                 address check, but only once taken from the QP's queue, which
+                                 holds 4096), then a 64-byte READ from SRC at the next PSN,
+                                 which must be answered; touch DIR/done
 Exit 0 when the victim answered as a safe responder must, 1 (with the step) when not.
 """
 import os
@@ -375,11 +381,40 @@ def mtu(src, dst, info, d):
     print(f"{summary}; the READ after it was answered: the QP serves on")
 
 
+def flood(third, src, dst, info, d, n=5000):
+    qpn, rkey, va, rq_psn, _ = info
+    p = Peer(dst)
+    p.rx.setsockopt(socket.SOL_SOCKET, 33, 16 << 20)  # SO_RCVBUFFORCE: no response lost here
+    length, mtu = 4 << 20, 1024
+    junk = [build(third, dst, OP_SEND_ONLY, qpn, (rq_psn + 4096 + i) & 0xffffff, ackreq=True,
+                  payload=b'T' * 16) for i in range(n)]
+    touch(d, 'go')
+    time.sleep(0.3)
+    p.send(src, OP_READ_REQ, qpn, rq_psn, ext=reth(va, rkey, length))
+    for pkt in junk:
+        p.raw.sendto(pkt, (dst, 0))
+    nxt = (rq_psn + length // mtu) & 0xffffff
+    p.send(src, OP_READ_REQ, qpn, nxt, ext=reth(va + 64, rkey, 64))
+    want = (b'SECRET' * 12)[4:68]
+    got, end = [], time.monotonic() + 30
+    while time.monotonic() < end:
+        got += [x for x in p.recv(0.2) if x[0] in READ_RESP]
+        if any(x[1] == nxt and x[3] == want for x in got):
+            break
+    size = sum(len(x[3]) for x in got if x[1] != nxt)
+    touch(d, 'done')
+    print(f"4 MiB READ: {size} bytes back; {n} SENDs from {third} behind it")
+    if not any(x[1] == nxt and x[3] == want for x in got):
+        fail(f"the peer's READ behind the flood (PSN {nxt}) was not answered")
+    print(f"the peer's READ behind {n} packets from a third address was answered")
+
+
 def main():
-    scenarios = ('write-first', 'spoof', 'window', 'read', 'uc', 'stale', 'idle', 'rnr', 'mtu')
+    scenarios = ('write-first', 'spoof', 'window', 'read', 'uc', 'stale', 'idle', 'rnr', 'mtu',
+                 'flood')
     if len(sys.argv) < 2 or sys.argv[1] not in scenarios:
         sys.exit(__doc__)
-    n = 5 if sys.argv[1] == 'spoof' else 4
+    n = 5 if sys.argv[1] in ('spoof', 'flood') else 4
     args = sys.argv[2:]
     if len(args) != n:
         print(__doc__, file=sys.stderr)
@@ -390,7 +425,7 @@ def main():
     with open(info_path) as f:
         info = [int(x) for x in f.read().split()]
     {'write-first': write_first, 'spoof': spoof, 'window': window, 'read': read,
-     'uc': uc, 'stale': stale, 'idle': idle, 'rnr': rnr, 'mtu': mtu}[sys.argv[1]](
+     'uc': uc, 'stale': stale, 'idle': idle, 'rnr': rnr, 'mtu': mtu, 'flood': flood}[sys.argv[1]](
         *args[:-2], info, args[-1])
 
 

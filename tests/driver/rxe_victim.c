@@ -31,6 +31,9 @@
  *           caller raised the netdev's MTU after the QP connected) call modify_qp (RTS to RTS,
  *           min_rnr_timer) every 0.2 ms until DIR/read, as SCHED_FIFO (root); prints the number
  *           of calls and the state, which must be RTS
+ *   flood   a 4 MiB MR (path MTU 1024): after DIR/go wait for DIR/done (rxe_hostile.py flood
+ *           has had a READ of the whole MR and the READ behind it answered); prints the
+ *           state, which must be RTS
  * Exit 0 when the mode behaved, 1 with a message when not, 2 on bad usage.
  */
 #include <arpa/inet.h>
@@ -108,12 +111,12 @@ int main(int argc, char **argv)
 	char path[4096], tmp[4096];
 	uint8_t *buf;
 	FILE *f;
-	int i, gidx, n, uc, stale, idle, rnr, mtu;
+	int i, gidx, n, uc, stale, idle, rnr, mtu, flood;
 	size_t len;
 
 	if (argc != 6 || inet_pton(AF_INET, argv[3], &peer) != 1) {
 		fprintf(stderr, "usage: rxe_victim DEVICE GID_INDEX PEER_IPV4 DIR "
-			"dereg|spoof|state|uc|stale|idle|rnr|mtu\n");
+			"dereg|spoof|state|uc|stale|idle|rnr|mtu|flood\n");
 		return 2;
 	}
 	gidx = atoi(argv[2]);
@@ -121,9 +124,9 @@ int main(int argc, char **argv)
 	mode = argv[5];
 	if (strcmp(mode, "dereg") && strcmp(mode, "spoof") && strcmp(mode, "state") &&
 	    strcmp(mode, "uc") && strcmp(mode, "stale") && strcmp(mode, "idle") &&
-	    strcmp(mode, "rnr") && strcmp(mode, "mtu")) {
+	    strcmp(mode, "rnr") && strcmp(mode, "mtu") && strcmp(mode, "flood")) {
 		fprintf(stderr, "rxe_victim: unknown mode %s (dereg, spoof, state, uc, stale, idle, "
-			"rnr or mtu)\n", mode);
+			"rnr, mtu or flood)\n", mode);
 		return 2;
 	}
 	list = ibv_get_device_list(&n);
@@ -142,7 +145,8 @@ int main(int argc, char **argv)
 	idle = !strcmp(mode, "idle");
 	rnr = !strcmp(mode, "rnr");
 	mtu = !strcmp(mode, "mtu");
-	len = mtu ? MTU_LEN : LEN;
+	flood = !strcmp(mode, "flood");
+	len = mtu || flood ? MTU_LEN : LEN;
 	init.qp_type = uc ? IBV_QPT_UC : IBV_QPT_RC;
 	init.cap.max_send_wr = init.cap.max_recv_wr = 4;
 	init.cap.max_send_sge = init.cap.max_recv_sge = 1;
@@ -284,6 +288,13 @@ int main(int argc, char **argv)
 			die("query_qp");
 		printf("mtu: %d modify_qp calls during the READs; state %s\n", calls,
 		       state_name(a.qp_state));
+		return a.qp_state == IBV_QPS_RTS ? 0 : 1;
+	}
+	if (flood) {
+		wait_file(dir, "done", 120);
+		if (ibv_query_qp(qp, &a, IBV_QP_STATE, &qi))
+			die("query_qp");
+		printf("flood: state %s\n", state_name(a.qp_state));
 		return a.qp_state == IBV_QPS_RTS ? 0 : 1;
 	}
 	if (!strcmp(mode, "dereg")) {

@@ -188,6 +188,33 @@ both_drivers() {
 	[ "$rc" = 0 ]
 }
 
+# What a connected QP would drop (another host's packets) is dropped before it is queued: such
+# packets must not take places in the QP's queue (4096), where a flood during a long READ (the
+# worker sends its responses while the queue waits) could crowd out the peer's next request
+# (issue 36). On the one-CPU guest the worker still empties the queue in time, so the READ
+# after the flood is answered either way: the counters tell whether the flood was queued.
+@test "5000 packets from a third address during a 4 MiB READ: none is queued, the peer's next READ is answered (stock and bundled)" {
+	local rc=0 backlog rt rcvd dropped
+	backlog=$(sysctl -n net.core.netdev_max_backlog)
+	sysctl -qw net.core.netdev_max_backlog=20000
+	# The peer as SCHED_FIFO without the RT throttle (which gives other tasks 50 ms a second):
+	# the victim's worker, which sends the READ's responses and then takes the queue, runs only
+	# once the flood and the next READ are sent, as if they came from another host at once.
+	rt=$(sysctl -n kernel.sched_rt_runtime_us)
+	sysctl -qw kernel.sched_rt_runtime_us=-1
+	AFTER_INFO='S0=$(rdma -j statistic show link rxe1/1 | jq -c ".[0]")' \
+		HOSTILE_SCHED="chrt -f 1" both_drivers flood flood "$THIRD" "$PEER" "$SELF" || rc=$?
+	sysctl -qw net.core.netdev_max_backlog="$backlog" kernel.sched_rt_runtime_us="$rt"
+	S1=$(rdma -j statistic show link rxe1/1 | jq -c '.[0]')
+	rcvd=$(counter_delta "$S0" "$S1" rcvd_pkts) dropped=$(counter_delta "$S0" "$S1" rcvd_dropped)
+	echo "# bundled: rcvd_pkts +$rcvd, rcvd_dropped +$dropped" >&3
+	[ "$rc" = 0 ]
+	# Not one of the third host's packets took a place in the QP's queue (rcvd_pkts counts the
+	# queued ones): before the fix all 5000 did (rcvd_pkts +5002, rcvd_dropped +0); on the
+	# one-CPU guest the worker still took them out in time, so the next READ was answered.
+	[ "$dropped" -ge 5000 ] && [ "$rcvd" -lt 100 ]
+}
+
 @test "UC: a message with a lost or reordered packet, or a lone MIDDLE/LAST, is dropped silently; whole messages land" {
 	attack uc uc "$PEER" "$SELF"
 	[[ "$VICTIM_OUT" == *"3 broken ones were dropped; state RTS" ]]
