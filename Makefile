@@ -4,6 +4,8 @@
 PREFIX ?= /usr
 DESTDIR ?=
 SBINDIR ?= $(PREFIX)/sbin
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
 MANDIR ?= $(PREFIX)/share/man
 SYSCONFDIR ?= /etc
 RUNSTATEDIR ?= /run
@@ -152,10 +154,21 @@ check-conformance:
 		--timeout $$((900 + $(CONFORM_CASES) * 4)) --env RXE_CONFORM_CASES --env RXE_CONFORM_SEED \
 		-- bats --tap -T tests/guest/driver_conformance.bats
 
+# rxe-ci and the part of the VM test bed it runs (tests/vm: its scripts and data, not check-kernels),
+# in LIBDIR/rxectl/vm, where the installed rxe-ci looks for it.
+VM_BED_SCRIPTS := vm-run prepare kernel-row default-kver guest-init guest-run \
+	initramfs-init systemd-setup ci-guest
+VM_BED_DATA := vm-common rows kernel-log-bad
 install: rxectl
 	install -D -m 0755 rxectl $(DESTDIR)$(SBINDIR)/rxectl
 	install -D -m 0644 completion/rxectl.bash $(DESTDIR)$(BASHCOMPDIR)/rxectl
-	@for f in man/*.8 man/*.5; do [ -f "$$f" ] || continue; \
+	mkdir -p $(DESTDIR)$(BINDIR)
+	sed -e 's|^\(\t*bed=\)/usr/lib/rxectl/vm$$|\1$(LIBDIR)/rxectl/vm|' \
+		-e 's|echo /usr/sbin/rxectl)$$|echo $(SBINDIR)/rxectl)|' cli/rxe-ci > $(DESTDIR)$(BINDIR)/rxe-ci
+	chmod 0755 $(DESTDIR)$(BINDIR)/rxe-ci
+	@for f in $(VM_BED_SCRIPTS); do install -D -m 0755 tests/vm/$$f $(DESTDIR)$(LIBDIR)/rxectl/vm/$$f; done
+	@for f in $(VM_BED_DATA); do install -D -m 0644 tests/vm/$$f $(DESTDIR)$(LIBDIR)/rxectl/vm/$$f; done
+	@for f in man/*.8 man/*.5 man/*.1; do [ -f "$$f" ] || continue; \
 		sec=$${f##*.}; install -D -m 0644 "$$f" "$(DESTDIR)$(MANDIR)/man$$sec/$${f#man/}"; done
 	@if [ -f etc/rxe.conf ] && [ ! -e $(DESTDIR)$(SYSCONFDIR)/rxe/rxe.conf ]; then \
 		install -D -m 0644 etc/rxe.conf $(DESTDIR)$(SYSCONFDIR)/rxe/rxe.conf; fi
@@ -203,8 +216,10 @@ deb-src:
 
 # Everything install puts in place (the config file rxe.conf is the admin's: it stays).
 uninstall:
-	rm -f $(DESTDIR)$(SBINDIR)/rxectl $(DESTDIR)$(BASHCOMPDIR)/rxectl
-	@for f in man/*.8 man/*.5; do [ -f "$$f" ] || continue; sec=$${f##*.}; \
+	rm -f $(DESTDIR)$(SBINDIR)/rxectl $(DESTDIR)$(BASHCOMPDIR)/rxectl $(DESTDIR)$(BINDIR)/rxe-ci
+	rm -f $(addprefix $(DESTDIR)$(LIBDIR)/rxectl/vm/,$(VM_BED_SCRIPTS) $(VM_BED_DATA))
+	-rmdir $(DESTDIR)$(LIBDIR)/rxectl/vm $(DESTDIR)$(LIBDIR)/rxectl 2>/dev/null
+	@for f in man/*.8 man/*.5 man/*.1; do [ -f "$$f" ] || continue; sec=$${f##*.}; \
 		echo "rm -f $(DESTDIR)$(MANDIR)/man$$sec/$${f#man/}"; \
 		rm -f "$(DESTDIR)$(MANDIR)/man$$sec/$${f#man/}"; done
 	rm -f $(DESTDIR)$(PREFIX)/share/rxectl/modules-load.conf \

@@ -89,9 +89,38 @@ setup_file() {
 	done
 }
 
-@test "rxectl recommends rdma-core and ibverbs-providers and suggests rxe-dkms" {
+@test "rxectl recommends rdma-core and ibverbs-providers and suggests rxe-dkms and what rxe-ci runs" {
 	[ "$(dpkg-deb -f "$RXECTL_DEB" Recommends)" = "ibverbs-providers, rdma-core" ]
-	[ "$(dpkg-deb -f "$RXECTL_DEB" Suggests)" = "rxe-dkms" ]
+	[ "$(dpkg-deb -f "$RXECTL_DEB" Suggests)" = "rxe-dkms, qemu-system-x86, busybox-static, cpio, jq, python3" ]
+}
+
+# Issue 42: rxe-ci, its man page and the test bed it runs, in /usr/lib/rxectl/vm where the
+# packaged rxe-ci looks; the guest runs are tests/bed/rxe_ci.bats (from the checkout).
+@test "rxectl ships rxe-ci, its man page and the test bed's scripts it runs in /usr/lib/rxectl/vm" {
+	root=$BATS_TEST_TMPDIR/root
+	dpkg-deb -x "$RXECTL_DEB" "$root"
+	[ -x "$root/usr/bin/rxe-ci" ] && [ -f "$root/usr/share/man/man1/rxe-ci.1.gz" ]
+	# each bed file rxe-ci, vm-run and prepare use, as in the checkout (vm-common sourced: 0644)
+	for f in vm-run prepare kernel-row default-kver guest-init guest-run initramfs-init \
+		systemd-setup ci-guest; do
+		[ -x "$root/usr/lib/rxectl/vm/$f" ] || { echo "missing or not executable: $f"; false; }
+		cmp "$root/usr/lib/rxectl/vm/$f" "$TOP/tests/vm/$f"
+	done
+	for f in vm-common rows kernel-log-bad; do cmp "$root/usr/lib/rxectl/vm/$f" "$TOP/tests/vm/$f"; done
+	# every file the bed scripts name beside themselves ($here/NAME) is shipped
+	run -0 grep -ohE '\$here/[a-z-]+' "$root"/usr/lib/rxectl/vm/*
+	for f in $(sed 's|\$here/||' <<< "$output" | sort -u); do
+		[ -e "$root/usr/lib/rxectl/vm/$f" ] || { echo "the bed names $f, not shipped"; false; }
+	done
+	# the packaged rxe-ci looks for the bed and rxectl where the package puts them
+	grep -qx '	bed=/usr/lib/rxectl/vm' "$root/usr/bin/rxe-ci"
+	grep -q 'echo /usr/sbin/rxectl)$' "$root/usr/bin/rxe-ci"
+	# and runs from there: --help, and a usage error before any guest
+	run -0 env -u RXE_CI_BED "$root/usr/bin/rxe-ci" --help
+	[[ "${lines[0]}" == "Usage: rxe-ci "* ]]
+	RXE_CI_BED=$root/usr/lib/rxectl/vm RXE_CI_RXECTL=$root/usr/sbin/rxectl \
+		run -2 "$root/usr/bin/rxe-ci" --kernel nosuch -- true
+	[[ "$output" == *"'nosuch' is not a test bed row"* ]]
 }
 
 @test "the packaged rxectl reports the package's version" {
