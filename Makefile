@@ -140,6 +140,14 @@ KERNEL_SKIP ?=
 check-kernels: rxectl
 	tests/vm/check-kernels $(if $(KERNEL_SKIP),--skip $(KERNEL_SKIP)) $(KERNEL_ROWS)
 
+# check-debug (opt-in, not CI): the driver's tolerance and data guest files on the debug kernel
+# (row 6.1-debug: Debian's linux-source-6.1 with lockdep, KASAN, UBSAN, KFENCE), built once and
+# cached (30-60 min; tests/vm/debug-kernel); a kernel report fails the file. DEBUG_FILES="..."
+# names other guest files.
+DEBUG_FILES ?=
+check-debug: rxectl
+	tests/vm/check-debug $(DEBUG_FILES)
+
 check-host: rxectl unit fuzz
 	tests/run-all --host-only
 
@@ -256,6 +264,6 @@ clean:
 	-$(MAKE) -C driver clean KVER=$(KVER) >/dev/null 2>&1
 	-$(MAKE) -C tests/driver clean >/dev/null 2>&1
 
-.PHONY: all unit fuzz driver test-progs deps check check-more check-host check-install check-kernels check-conformance install uninstall dist deb deb-src clean FORCE
+.PHONY: all unit fuzz driver test-progs deps check check-more check-host check-install check-kernels check-conformance check-debug install uninstall dist deb deb-src clean FORCE
 
 -include $(CLI_SRCS:.c=.d)

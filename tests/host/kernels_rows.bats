@@ -280,3 +280,28 @@ R
 	[ "$(awk '{ print $2 }' "$F/fetches" | tr '\n' ' ')" = "6.1-cloud newest " ]
 	[ "$(awk 'END { print $3 }' "$F/fetches")" -lt "$(sort -k3n "$F/starts" | awk 'NR == 1 { print $3 }')" ]
 }
+
+@test "the debug row is opt-in: named it is a row (stock rxe, cpu max, host-built), but not in list, fetch-all or check-kernels' default" {
+	run -0 "$KR" stock-rxe 6.1-debug
+	[ "$output" = yes ]
+	run -0 "$KR" qemu-cpu 6.1-debug
+	[ "$output" = max ]
+	run -0 "$KR" build-root 6.1-debug
+	[ "$output" = host ]
+	run -0 "$KR" list
+	[[ "$output" != *6.1-debug* ]]
+	run -0 "$TOP/tests/vm/check-kernels" --list
+	[[ "$output" != *6.1-debug* ]]
+	run -0 "$TOP/tests/vm/check-kernels" --list 6.1-debug
+	[[ "$output" == "6.1-debug "*driver_data.bats* ]]
+}
+
+@test "check-debug refuses an unknown option or a missing file with exit 2, before it builds anything" {
+	RXE_VM_CACHE=$BATS_TEST_TMPDIR/cache run -2 "$TOP/tests/vm/check-debug" --nope
+	[[ "$output" == *"unknown option '--nope'"* ]]
+	RXE_VM_CACHE=$BATS_TEST_TMPDIR/cache run -2 "$TOP/tests/vm/check-debug" tests/guest/no_such.bats
+	[[ "$output" == *"no such guest file 'tests/guest/no_such.bats'"* ]]
+	[ ! -e "$BATS_TEST_TMPDIR/cache" ]
+	run -0 "$TOP/tests/vm/debug-kernel" --help
+	[[ "$output" == *"debug-kernel build"* ]]
+}
