@@ -305,3 +305,22 @@ R
 	run -0 "$TOP/tests/vm/debug-kernel" --help
 	[[ "$output" == *"debug-kernel build"* ]]
 }
+
+@test "a built debug kernel resolves as row 6.1-debug from its cache record; no image in the cache is a clear error" {
+	export RXE_VM_CACHE=$BATS_TEST_TMPDIR/cache
+	mkdir -p "$RXE_VM_CACHE/debug-src"
+	printf '%s\n%s\n%s\n' "$("$TOP/tests/vm/debug-kernel" key)" 6.1.0-fake-rxedebug '1 s' > "$RXE_VM_CACHE/debug-src/built"
+	run -0 "$TOP/tests/vm/debug-kernel" kver
+	[ "$output" = 6.1.0-fake-rxedebug ]
+	run -0 "$KR" kver 6.1-debug
+	[ "$output" = 6.1.0-fake-rxedebug ]
+	run -0 "$KR" qemu-cpu 6.1.0-fake-rxedebug
+	[ "$output" = max ]
+	run -0 "$KR" stock-rxe 6.1.0-fake-rxedebug
+	[ "$output" = yes ]
+	run -1 "$KR" fetch 6.1-debug
+	[[ "$output" == *"linux-image-6.1.0-fake-rxedebug is not in the cache"* ]]
+	# an edited fragment (or a new linux-source-6.1) is another key: not built
+	sed -i 1s/.*/other-key/ "$RXE_VM_CACHE/debug-src/built"
+	run -1 "$TOP/tests/vm/debug-kernel" kver
+}
