@@ -25,7 +25,8 @@ setup_file() {
 
 setup() {
 	use_empty_config
-	BUNDLED="/lib/modules/$(uname -r)/updates/rdma_rxe.ko"
+	# as rxectl names it: resolved (/lib is /usr/lib on a merged /usr)
+	BUNDLED="$(realpath "/lib/modules/$(uname -r)/updates")/rdma_rxe.ko"
 }
 
 teardown() {
