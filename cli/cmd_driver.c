@@ -9,6 +9,7 @@
 #include "driver.h"
 #include "lock.h"
 #include "log.h"
+#include "modsig.h"
 #include "opts.h"
 #include "output.h"
 #include "rxe.h"
@@ -25,6 +26,80 @@ static void print_file(struct output *o, const char *key, const struct rxe_drive
 	out_bool(o, "modprobe_default", NULL, f->modprobe_default);
 	if (f->modprobe_default)
 		out_text(o, ", what `modprobe rdma_rxe` loads");
+	out_obj_end(o);
+}
+
+/* Whether the kernel enforces module signatures, each installed file's signature, a refusal. */
+static void print_signatures(struct output *o, const struct rxe_driver_inventory *inv)
+{
+	struct modsig_policy pol;
+	char desc[256], rpath[PATH_MAX];
+	bool enforced;
+	int rerr;
+
+	modsig_policy_read(&pol);
+	modsig_policy_describe(&pol, desc, sizeof(desc));
+	enforced = modsig_enforced(&pol);
+	out_obj_begin(o, "module_signatures");
+	out_bool(o, "enforced", NULL, enforced);
+	out_text(o, "module signatures: %s (%s)\n", enforced ? "enforced" : "not enforced", desc);
+	if (pol.lockdown == LOCKDOWN_UNKNOWN)
+		out_null(o, "lockdown", NULL);
+	else
+		out_str(o, "lockdown", NULL, modsig_lockdown_str(pol.lockdown));
+	if (pol.sig_enforce < 0)
+		out_null(o, "sig_enforce", NULL);
+	else
+		out_bool(o, "sig_enforce", NULL, pol.sig_enforce == 1);
+	if (pol.secure_boot < 0)
+		out_null(o, "secure_boot", NULL);
+	else
+		out_bool(o, "secure_boot", NULL, pol.secure_boot == 1);
+	out_arr_begin(o, "files");
+	for (size_t i = 0; i < inv->n_files; i++) {
+		struct modsig_file f;
+
+		modsig_file_read(inv->files[i].path, &f);
+		out_obj_begin(o, NULL);
+		out_str(o, "file", NULL, inv->files[i].path);
+		if (f.has_sig < 0)
+			out_null(o, "signed", NULL);
+		else
+			out_bool(o, "signed", NULL, f.has_sig == 1);
+		if (f.has_sig == 1 && f.signer[0])
+			out_str(o, "signer", NULL, f.signer);
+		else
+			out_null(o, "signer", NULL);
+		if (f.has_sig == 1 && f.trusted >= 0)
+			out_bool(o, "trusted", NULL, f.trusted == 1);
+		else
+			out_null(o, "trusted", NULL);
+		out_obj_end(o);
+		if (!enforced)
+			continue;
+		if (f.has_sig == 0)
+			out_text(o, "  %s: unsigned, so the kernel refuses it\n", inv->files[i].path);
+		else if (f.has_sig < 0)
+			out_text(o, "  %s: whether it is signed cannot be told\n", inv->files[i].path);
+		else if (f.trusted == 1)
+			out_text(o, "  %s: signed by '%s' (in the kernel's %s keyring)\n",
+				 inv->files[i].path, f.signer, f.keyring);
+		else if (f.trusted == 0)
+			out_text(o, "  %s: signed by '%s', a key the kernel does not trust, so it "
+				 "refuses it\n", inv->files[i].path, f.signer);
+		else
+			out_text(o, "  %s: signed by '%s' (trusted or not cannot be told: %s)\n",
+				 inv->files[i].path, f.signer, f.keyring);
+	}
+	out_arr_end(o);
+	if (modsig_refusal_get(rpath, sizeof(rpath), &rerr)) {
+		out_obj_begin(o, "refused");
+		out_str(o, "file", "refused on this boot: %s", rpath);
+		out_str(o, "error", " (%s); `rxectl doctor` says why\n", strerror(rerr));
+		out_obj_end(o);
+	} else {
+		out_null(o, "refused", NULL);
+	}
 	out_obj_end(o);
 }
 
@@ -71,6 +146,7 @@ static int driver_status(struct rxectl *ctx)
 		out_text(o, "\n");
 	}
 	out_arr_end(o);
+	print_signatures(o, &inv);
 	out_obj_end(o);
 	return RXECTL_OK;
 }

@@ -56,6 +56,7 @@ int doctor_run_in(struct rxectl *ctx, char **args, int n_args, enum doctor_where
 		ret = ctx_load_config(ctx, &conf);
 		if (ret != RXECTL_OK)
 			return ret;
+		d.driver = conf.driver;
 	}
 
 	uname(&d.uts);
@@ -77,6 +78,7 @@ int doctor_run_in(struct rxectl *ctx, char **args, int n_args, enum doctor_where
 	doctor_check_module(&d, "ib_core");
 	doctor_check_module(&d, "ib_uverbs");
 	doctor_check_module(&d, "rdma_rxe");
+	doctor_check_signature(&d);
 	doctor_check_provider(&d);
 	doctor_check_netns(&d);
 	if (d.rdma && rxe_list(ctx, &d.devs, &d.n_devs) < 0) {

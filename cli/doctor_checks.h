@@ -23,6 +23,7 @@ struct doctor {
 	size_t n_devs;
 	struct netdev_ctx *nd;
 	const char *container;		/* in a container (doctor_container.c): its runtime */
+	enum rxe_driver_choice driver;	/* rxe.conf's `driver =` (auto when not read): what `up` loads */
 };
 
 struct target {
@@ -33,9 +34,12 @@ struct target {
 
 #define ADD(d, id, st, target, fix, ...) check_add(&(d)->l, id, st, target, fix, __VA_ARGS__)
 
-/* doctor_system.c: the kernel, one RDMA module, rdma-core's rxe provider, the RDMA netns mode. */
+/* doctor_system.c: the kernel, one RDMA module, module signatures, rdma-core's rxe provider, the
+ * RDMA netns mode. */
 void doctor_check_kernel(struct doctor *d);
 void doctor_check_module(struct doctor *d, const char *name);
+/* driver.signature: does the kernel enforce module signatures, and will it load the bundled rdma_rxe. */
+void doctor_check_signature(struct doctor *d);
 void doctor_check_provider(struct doctor *d);
 void doctor_check_netns(struct doctor *d);
 /* doctor_target.c: one netdev and its device (netdev.*, device.present, port.active,

@@ -12,6 +12,7 @@
 #include "doctor_checks.h"
 #include "driver.h"
 #include "kmod.h"
+#include "modsig.h"
 #include "util.h"
 
 /* --- kernel and modules ---------------------------------------------------------------- */
@@ -90,6 +91,8 @@ static bool find_install_line(const char *name, char *file, size_t len)
 	return false;
 }
 
+static bool refused_ahead(struct doctor *d);
+
 /* An install command that stands in for loading: /bin/false, /bin/true, false, true. */
 static bool install_disables(const char *cmd)
 {
@@ -163,8 +166,148 @@ void doctor_check_module(struct doctor *d, const char *name)
 			  "load at boot, or load it with `modprobe %s`.", name, name);
 		return;
 	}
+	if (!strcmp(name, "rdma_rxe") && refused_ahead(d))
+		return;
 	ADD(d, sid, CHECK_PASS, NULL, NULL,
 	    "%s is not loaded but can be loaded; `rxectl up` loads it.", name);
+}
+
+/* --- module signatures ------------------------------------------------------------------- */
+
+/* Will the kernel load this module file under its policy: 0 yes (or not enforced), 1 it will
+ * refuse it (unsigned, or signed by a key no trusted keyring holds), 2 cannot tell. */
+static int sig_verdict(const struct modsig_policy *pol, const struct modsig_file *f)
+{
+	if (!modsig_enforced(pol))
+		return 0;
+	if (f->has_sig == 0 || (f->has_sig == 1 && f->trusted == 0))
+		return 1;
+	return f->has_sig == 1 && f->trusted == 1 ? 0 : 2;
+}
+
+/* module.rdma_rxe when rdma_rxe is not loaded and the file `rxectl up` loads is one the kernel
+ * refuses (or refused): say so instead of "can be loaded".  true when it added the check. */
+static bool refused_ahead(struct doctor *d)
+{
+	struct rxe_driver_inventory inv;
+	const struct rxe_driver_file *f;
+	struct modsig_policy pol;
+	struct modsig_file sig;
+	char rpath[PATH_MAX];
+	int rerr;
+
+	modsig_policy_read(&pol);
+	if (!modsig_enforced(&pol))
+		return false;
+	rxe_driver_inventory(&inv);
+	f = rxe_driver_pick(&inv, d->driver);
+	if (!f)
+		return false;
+	if (modsig_refusal_get(rpath, sizeof(rpath), &rerr) && !strcmp(rpath, f->path)) {
+		ADD(d, "module.rdma_rxe", CHECK_WARN, NULL, "see driver.signature.",
+		    "rdma_rxe is not loaded, and the kernel refused the file `rxectl up` loads (%s) "
+		    "on this boot: %s.", f->path, strerror(rerr));
+		return true;
+	}
+	modsig_file_read(f->path, &sig);
+	if (sig_verdict(&pol, &sig) != 1)
+		return false;
+	ADD(d, "module.rdma_rxe", CHECK_WARN, NULL, "see driver.signature.",
+	    "rdma_rxe is not loaded, and the kernel will refuse the file `rxectl up` loads (%s): "
+	    "module signatures are enforced and it is %s.", f->path,
+	    sig.has_sig ? "signed by a key the kernel does not trust" : "unsigned");
+	return true;
+}
+
+void doctor_check_signature(struct doctor *d)
+{
+	static const char *const id = "driver.signature";
+	struct rxe_driver_inventory inv;
+	const struct rxe_driver_file *stock, *worst = NULL;
+	struct modsig_policy pol;
+	struct modsig_file sig, wsig;
+	char pol_s[256], rpath[PATH_MAX], cause[1024], fix[1024];
+	int rerr, wv = -1;
+
+	modsig_policy_read(&pol);
+	modsig_policy_describe(&pol, pol_s, sizeof(pol_s));
+	rxe_driver_inventory(&inv);
+	stock = rxe_driver_find(&inv, false);
+	if (modsig_refusal_get(rpath, sizeof(rpath), &rerr)) {
+		bool alt = stock && strcmp(stock->path, rpath);
+
+		modsig_file_read(rpath, &sig);
+		if (!modsig_explain(-rerr, true, &pol, &sig, alt, cause, sizeof(cause), fix,
+				    sizeof(fix))) {
+			snprintf(cause, sizeof(cause), "module signatures: %s", pol_s);
+			modsig_fix(&pol, &sig, alt, fix, sizeof(fix));
+		}
+		/* A refusal is a failure while no rdma_rxe runs; with one loaded, a warning. */
+		ADD(d, id, inv.loaded ? CHECK_WARN : CHECK_FAIL, NULL, NULL,
+		    "the kernel refused to load %s on this boot (%s): %s%s%s%s.", rpath,
+		    strerror(rerr), cause, inv.loaded ? "; the " : "",
+		    inv.loaded ? rxe_driver_kind_str(inv.loaded_bundled) : "",
+		    inv.loaded ? " rdma_rxe is loaded instead" : "");
+		check_fix(&d->l, "%s.", fix);
+		return;
+	}
+	if (!modsig_enforced(&pol)) {
+		ADD(d, id, CHECK_PASS, NULL, NULL, "module signatures are not enforced (%s): the kernel "
+		    "loads unsigned modules too.", pol_s);
+		return;
+	}
+	if (inv.loaded && inv.loaded_bundled) {
+		ADD(d, id, CHECK_PASS, NULL, NULL, "module signatures are enforced (%s), and the "
+		    "kernel accepted the bundled rdma_rxe that is loaded.", pol_s);
+		return;
+	}
+	/* The bundled files: the one the kernel will refuse first, then one it cannot tell about. */
+	for (size_t i = 0; i < inv.n_files; i++) {
+		int v;
+
+		if (!inv.files[i].bundled)
+			continue;
+		modsig_file_read(inv.files[i].path, &sig);
+		v = sig_verdict(&pol, &sig);
+		if (!worst || (v == 1 && wv != 1) || (v == 2 && wv == 0)) {
+			worst = &inv.files[i];
+			wsig = sig;
+			wv = v;
+		}
+	}
+	if (!worst) {
+		ADD(d, id, CHECK_PASS, NULL, NULL, "module signatures are enforced (%s); no bundled "
+		    "rdma_rxe is installed, and the kernel's own modules carry its signature.", pol_s);
+		return;
+	}
+	modsig_fix(&pol, &wsig, stock != NULL, fix, sizeof(fix));
+	if (wv == 0)
+		ADD(d, id, CHECK_PASS, NULL, NULL, "module signatures are enforced (%s), and the "
+		    "bundled rdma_rxe %s is signed by '%s', a key in the kernel's %s keyring (matched "
+		    "by name).", pol_s, worst->path, wsig.signer[0] ? wsig.signer : wsig.key,
+		    wsig.keyring);
+	else if (wv == 1 && wsig.has_sig == 0)
+		ADD(d, id, CHECK_WARN, NULL, NULL, "module signatures are enforced (%s), and the "
+		    "bundled rdma_rxe %s is unsigned, so the kernel will refuse it.", pol_s,
+		    worst->path);
+	else if (wv == 1)
+		ADD(d, id, CHECK_WARN, NULL, NULL, "module signatures are enforced (%s), and the "
+		    "bundled rdma_rxe %s is signed by '%s', a key none of the kernel's trusted "
+		    "keyrings (.builtin_trusted_keys, .secondary_trusted_keys, .machine, .platform) "
+		    "holds, so the kernel will refuse it.", pol_s, worst->path,
+		    wsig.signer[0] ? wsig.signer : wsig.key);
+	else if (wsig.has_sig == 1)
+		ADD(d, id, CHECK_WARN, NULL, NULL, "module signatures are enforced (%s), and the "
+		    "bundled rdma_rxe %s is signed by '%s'; whether the kernel trusts that key cannot "
+		    "be told: %s.", pol_s, worst->path, wsig.signer[0] ? wsig.signer : wsig.key,
+		    wsig.keyring);
+	else
+		ADD(d, id, CHECK_WARN, NULL, NULL, "module signatures are enforced (%s); whether the "
+		    "bundled rdma_rxe %s is signed cannot be told (it cannot be read).", pol_s,
+		    worst->path);
+	if (wv != 0)
+		check_fix(&d->l, "%s%s.", wv == 2 ? "if `mokutil --list-enrolled` does not list the "
+			  "key, " : "", fix);
 }
 
 /* --- rdma-core's rxe provider ---------------------------------------------------------- */

@@ -13,6 +13,7 @@
 #include "driver.h"
 #include "kmod.h"
 #include "log.h"
+#include "modsig.h"
 #include "util.h"
 
 static const char *const choice_names[] = {
@@ -237,8 +238,42 @@ void rxe_driver_missing_sentence(const struct rxe_driver_inventory *inv, enum rx
 			 "README).", inv->kernel, inv->kernel);
 }
 
+/*
+ * A refused load: the kernel's signature policy (lockdown, sig_enforce: the cause and the fix,
+ * recorded for doctor), else no privilege.  kernel_alt: the kernel's own rdma_rxe is there to use
+ * instead.  1 when it said something.
+ */
+static int report_refusal(const char *path, int err, bool kernel_alt, const char *or_modprobe)
+{
+	struct modsig_policy pol;
+	struct modsig_file sig;
+	char cause[1024], fix[1024];
+
+	modsig_policy_read(&pol);
+	modsig_file_read(path, &sig);
+	if (modsig_explain(err, geteuid() == 0, &pol, &sig, kernel_alt, cause, sizeof(cause), fix,
+			   sizeof(fix))) {
+		modsig_refusal_record(path, err);
+		log_msg(LOG_ERR, "the kernel refused to load %s (%s): %s; %s.", path, strerror(-err),
+			cause, fix);
+		return 1;
+	}
+	if (err == -EPERM || err == -EACCES) {
+		if (geteuid() != 0)
+			log_msg(LOG_ERR, "loading %s was refused (%s); run rxectl as root%s.", path,
+				strerror(-err), or_modprobe);
+		else
+			log_msg(LOG_ERR, "loading %s was refused (%s) although rxectl runs as root: "
+				"something forbids loading modules (kernel.modules_disabled, LoadPin, "
+				"a security module); see `dmesg` for the kernel's reason.", path,
+				strerror(-err));
+		return 1;
+	}
+	return 0;
+}
+
 /* Load the dependencies named in the file's modinfo, then the file itself. */
-static int load_file(const char *path)
+static int load_file(const char *path, bool kernel_alt)
 {
 	struct module_file_info mi;
 	char *save = NULL;
@@ -255,10 +290,9 @@ static int load_file(const char *path)
 		}
 	}
 	err = module_insert_file(path);
-	if (err == -EPERM || err == -EACCES)
-		log_msg(LOG_ERR, "loading %s was refused (%s); run rxectl as root.", path,
-			strerror(-err));
-	else if (err < 0)
+	if (err == 0)
+		modsig_refusal_clear_if(path);
+	else if (!report_refusal(path, err, kernel_alt, ""))
 		log_msg(LOG_ERR, "loading %s failed: %s; see `dmesg` for the kernel's reason (a module "
 			"built for another kernel is refused).", path, strerror(-err));
 out:
@@ -267,25 +301,37 @@ out:
 }
 
 /* The file modprobe picks: load it the way modprobe does (install commands, soft deps). */
-static int load_default(void)
+static int load_default(const char *path, bool kernel_alt)
 {
 	int err = module_load("rdma_rxe");
 
-	if (err == -EPERM || err == -EACCES)
-		log_msg(LOG_ERR, "loading the rdma_rxe kernel module was refused (%s); run rxectl as "
-			"root or load it with `modprobe rdma_rxe` first.", strerror(-err));
-	else if (err < 0)
+	if (err == 0)
+		modsig_refusal_clear_if(path);
+	else if (err < 0 && !report_refusal(path, err, kernel_alt,
+					    " or load it with `modprobe rdma_rxe` first"))
 		log_msg(LOG_ERR, "loading the rdma_rxe kernel module failed: %s; see `dmesg` for the "
 			"kernel's reason, and `modprobe -c | grep rdma_rxe` for modprobe.d lines that "
 			"change how it loads.", strerror(-err));
 	return err;
 }
 
-int rxe_driver_load(enum rxe_driver_choice choice, const struct rxe_driver_inventory *inv)
+const struct rxe_driver_file *rxe_driver_pick(const struct rxe_driver_inventory *inv,
+					      enum rxe_driver_choice choice)
 {
 	const struct rxe_driver_file *stock = rxe_driver_find(inv, false);
 	const struct rxe_driver_file *bundled = rxe_driver_find(inv, true);
-	const struct rxe_driver_file *f = NULL;
+
+	if (choice == RXE_DRIVER_KERNEL)
+		return stock;
+	if (choice == RXE_DRIVER_BUNDLED)
+		return bundled;
+	return inv->ships != 0 && stock ? stock : bundled;
+}
+
+int rxe_driver_load(enum rxe_driver_choice choice, const struct rxe_driver_inventory *inv)
+{
+	const struct rxe_driver_file *stock = rxe_driver_find(inv, false);
+	const struct rxe_driver_file *f;
 	char msg[600], cmd[256];
 	int err, blacklisted;
 
@@ -300,12 +346,7 @@ int rxe_driver_load(enum rxe_driver_choice choice, const struct rxe_driver_inven
 		report_no_rdma_kernel();
 		return err;
 	}
-	if (choice == RXE_DRIVER_KERNEL)
-		f = stock;
-	else if (choice == RXE_DRIVER_BUNDLED)
-		f = bundled;
-	else
-		f = inv->ships != 0 && stock ? stock : bundled;
+	f = rxe_driver_pick(inv, choice);
 	if (!f) {
 		rxe_driver_missing_sentence(inv, choice, msg, sizeof(msg));
 		log_msg(LOG_ERR, "%s", msg);
@@ -320,7 +361,7 @@ int rxe_driver_load(enum rxe_driver_choice choice, const struct rxe_driver_inven
 				 "bundled driver %s (%s).", inv->kernel, f->version, f->path);
 	}
 	if (f->modprobe_default)
-		return load_default();
+		return load_default(f->path, f->bundled && stock);
 	/* By file, past modprobe: still honour a modprobe.d `install rdma_rxe ...` line. */
 	if (module_load_policy("rdma_rxe", cmd, sizeof(cmd), &blacklisted) == 0 && cmd[0]) {
 		log_msg(LOG_ERR, "modprobe configuration replaces loading rdma_rxe with `install "
@@ -328,7 +369,7 @@ int rxe_driver_load(enum rxe_driver_choice choice, const struct rxe_driver_inven
 			"/etc/modprobe.d to load it.", cmd, f->path);
 		return -EPERM;
 	}
-	return load_file(f->path);
+	return load_file(f->path, f->bundled && stock);
 }
 
 int rxe_driver_ensure(enum rxe_driver_choice choice)

@@ -47,6 +47,10 @@ struct rxe_driver_inventory {
 void rxe_driver_inventory(struct rxe_driver_inventory *inv);
 /* The first installed file of that kind, or NULL. */
 const struct rxe_driver_file *rxe_driver_find(const struct rxe_driver_inventory *inv, bool bundled);
+/* The file rxe_driver_load() loads for that choice (AUTO: the kernel's when this kernel ships
+ * it and it is installed, else the bundled one), or NULL when none is installed. */
+const struct rxe_driver_file *rxe_driver_pick(const struct rxe_driver_inventory *inv,
+					      enum rxe_driver_choice choice);
 /* "in-tree" (the kernel's own) or "bundled", as `status` prints the driver. */
 const char *rxe_driver_kind_str(bool bundled);
 
@@ -56,8 +60,9 @@ const char *rxe_driver_kind_str(bool bundled);
  * installed, else the bundled one), with its dependencies; when the bundled one is loaded
  * because the kernel has none, say so on stderr (info).  On failure, print the sentence
  * that names the fix (this kernel does not ship rdma_rxe: the rxe-dkms package or
- * `make -C driver dkms-install`; or the distribution's package that lacks it) and return
- * a negative errno.
+ * `make -C driver dkms-install`; or the distribution's package that lacks it; a kernel that
+ * refuses the file for its signature (lockdown, Secure Boot): the cause and the fix, and the
+ * refusal is recorded for doctor, modsig.h) and return a negative errno.
  */
 int rxe_driver_ensure(enum rxe_driver_choice choice);
 /* Load the chosen driver (rdma_rxe must not be loaded); same messages as above. */

@@ -194,6 +194,12 @@ int module_file_info(const char *path, struct module_file_info *mi)
 				snprintf(mi->srcversion, sizeof(mi->srcversion), "%s", val);
 			else if (!strcmp(key, "depends"))
 				snprintf(mi->depends, sizeof(mi->depends), "%s", val);
+			else if (!strcmp(key, "sig_id"))
+				snprintf(mi->sig_id, sizeof(mi->sig_id), "%s", val);
+			else if (!strcmp(key, "signer"))
+				snprintf(mi->signer, sizeof(mi->signer), "%s", val);
+			else if (!strcmp(key, "sig_key"))
+				snprintf(mi->sig_key, sizeof(mi->sig_key), "%s", val);
 		}
 		kmod_module_info_free_list(info);
 	}

@@ -35,6 +35,12 @@ struct module_file_info {
 	char version[128];
 	char srcversion[64];
 	char depends[256];	/* comma-separated module names */
+	/* Its appended signature as libkmod reads it: sig_id ("PKCS#7"), the signer (the signing
+	 * certificate's issuer CN) and sig_key (its serial or key id, "5E:E1:..."); all "" when the
+	 * file carries no signature (or libkmod cannot read it). */
+	char sig_id[32];
+	char signer[256];
+	char sig_key[256];
 };
 int module_file_info(const char *path, struct module_file_info *mi);
 

@@ -67,8 +67,8 @@ as_nobody() {
 		[ -z "${FIX[$k]}" ]
 	done
 	[ "$RESULT" = pass ]
-	[ "${#ST[@]}" -eq 18 ]
-	for id in kernel.rdma module.ib_core module.ib_uverbs module.rdma_rxe provider.rxe netns.mode \
+	[ "${#ST[@]}" -eq 19 ]
+	for id in kernel.rdma module.ib_core module.ib_uverbs module.rdma_rxe driver.signature provider.rxe netns.mode \
 		firewall.udp4791 memlock.limit; do
 		[ "${ST[$id/]}" = pass ]
 	done
@@ -80,7 +80,7 @@ as_nobody() {
 	done
 	[[ "${SUM[gid.rocev2/rxe_rxd0]}" == *"RoCE v2 GID for 198.51.100.1 at index "* ]]
 	run -0 "$RXECTL" doctor rxd0
-	[ "$(echo "$output" | tail -n1)" = "result: pass (18 passed, 0 warnings, 0 failed, 0 skipped)" ]
+	[ "$(echo "$output" | tail -n1)" = "result: pass (19 passed, 0 warnings, 0 failed, 0 skipped)" ]
 }
 
 @test "doctor with no arguments checks every rxe device" {

@@ -193,7 +193,7 @@ fw_check() { jq -c '.checks[] | select(.id == "firewall.udp4791")' <<<"$1"; }
 	checks=$(sed -n '/^\.SS DOCTOR CHECKS/,/^\.S[HS] /p' "$man")
 	run --separate-stderr "$RXECTL" doctor --host lo --json
 	ids=$(jq -r '.checks[].id' <<<"$output" | sort -u)
-	[ "$(wc -l <<<"$ids")" -eq 18 ]
+	[ "$(wc -l <<<"$ids")" -eq 19 ]
 	for id in $ids; do
 		grep -q -- "$id" <<<"$checks" || { echo "$id is not in DOCTOR CHECKS"; false; }
 	done

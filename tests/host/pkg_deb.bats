@@ -170,3 +170,13 @@ setup_file() {
 	echo "$output"
 	! grep -q '^[EW]: ' <<< "$output"
 }
+
+# Issue 40: a Secure Boot host refuses a module built here until DKMS's key is enrolled.
+@test "rxe-dkms's README.Debian explains Secure Boot: DKMS's key, mokutil, MokManager, the kernel's own rdma_rxe" {
+	dpkg-deb --fsys-tarfile "$DKMS_DEB" | tar -xOf - ./usr/share/doc/rxe-dkms/README.Debian > "$BATS_TEST_TMPDIR/r"
+	cmp "$BATS_TEST_TMPDIR/r" "$TOP/debian/rxe-dkms.README.Debian"
+	for s in 'Secure Boot' /var/lib/dkms/mok.key 'mokutil --import /var/lib/dkms/mok.pub' MokManager \
+		 'DKMS module signing key' 'rxectl driver use kernel' driver.signature; do
+		grep -qF -- "$s" "$BATS_TEST_TMPDIR/r" || { echo "README.Debian does not say '$s'"; false; }
+	done
+}
