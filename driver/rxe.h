@@ -784,6 +784,11 @@ void rxe_arm_retry(struct rxe_qp *qp);
 bool rxe_is_rd_atomic(u32 opcode);
 bool rxe_wr_opcode_ok(struct rxe_qp *qp, u32 opcode);
 bool rxe_flush(struct rxe_qp *qp);
+bool rxe_window_full(const struct rxe_qp *qp, u32 end);
+u32 rxe_npkts(struct rxe_qp *qp, struct rxe_swqe *w);
+
+/* rxe_req_pkt.c: the requester's packets; called with qp->lock held by a run of the QP */
+int rxe_send_next(struct rxe_qp *qp, struct rxe_swqe *w);
 
 /* rxe_comp.c: the completer; called with qp->lock held by a run of the QP */
 void rxe_completer(struct rxe_qp *qp, struct sk_buff *skb);
@@ -794,8 +799,19 @@ bool rxe_comp_peer_took_all(struct rxe_qp *qp);
 /* rxe_resp.c: the responder; called with qp->lock held by a run of the QP */
 void rxe_responder(struct rxe_qp *qp, struct sk_buff *skb);
 void rxe_resp_reset(struct rxe_qp *qp);
-void rxe_read_continue(struct rxe_qp *qp);
 void rxe_resp_ack_flush(struct rxe_qp *qp);
 int rxe_resp_place(struct rxe_qp *qp, struct rxe_qp *req, const struct rxe_swqe *w, u32 npkts);
+void rxe_resp_fail(struct rxe_qp *qp, u8 nak, u32 psn);
+void rxe_ack_later(struct rxe_qp *qp, u32 psn);
+
+/* rxe_resp_read.c: READ responses, atomics, responder resources, duplicates; qp->lock held */
+void rxe_read_stop(struct rxe_qp *qp);
+bool rxe_rkey_ok(struct rxe_qp *qp, u32 rkey, int access, u64 va, u64 len);
+struct rxe_resp_res *rxe_res_new(struct rxe_qp *qp, u32 type, u32 psn, u32 npkts);
+void rxe_resp_duplicate(struct rxe_qp *qp, struct sk_buff *skb);
+bool rxe_resp_read(struct rxe_qp *qp, struct sk_buff *skb);
+int rxe_atomic_op(struct rxe_mr *mr, u64 va, bool cmp, u64 compare, u64 swap_add, u64 *orig);
+bool rxe_resp_atomic(struct rxe_qp *qp, struct sk_buff *skb);
+void rxe_read_continue(struct rxe_qp *qp);
 
 #endif /* RXE_H */
