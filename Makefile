@@ -165,8 +165,9 @@ check-conformance:
 # rxe-ci and the part of the VM test bed it runs (tests/vm: its scripts and data, not check-kernels),
 # in LIBDIR/rxectl/vm, where the installed rxe-ci looks for it.
 VM_BED_SCRIPTS := vm-run prepare kernel-row default-kver guest-init guest-run \
-	initramfs-init systemd-setup ci-guest
-VM_BED_DATA := vm-common rows kernel-log-bad
+	initramfs-init systemd-setup ci-guest debug-kernel
+VM_BED_DATA := vm-common rows kernel-log-bad debug-kernel.config
+
 install: rxectl
 	install -D -m 0755 rxectl $(DESTDIR)$(SBINDIR)/rxectl
 	install -D -m 0644 completion/rxectl.bash $(DESTDIR)$(BASHCOMPDIR)/rxectl

@@ -102,11 +102,11 @@ setup_file() {
 	[ -x "$root/usr/bin/rxe-ci" ] && [ -f "$root/usr/share/man/man1/rxe-ci.1.gz" ]
 	# each bed file rxe-ci, vm-run and prepare use, as in the checkout (vm-common sourced: 0644)
 	for f in vm-run prepare kernel-row default-kver guest-init guest-run initramfs-init \
-		systemd-setup ci-guest; do
+		systemd-setup ci-guest debug-kernel; do
 		[ -x "$root/usr/lib/rxectl/vm/$f" ] || { echo "missing or not executable: $f"; false; }
 		cmp "$root/usr/lib/rxectl/vm/$f" "$TOP/tests/vm/$f"
 	done
-	for f in vm-common rows kernel-log-bad; do cmp "$root/usr/lib/rxectl/vm/$f" "$TOP/tests/vm/$f"; done
+	for f in vm-common rows kernel-log-bad debug-kernel.config; do cmp "$root/usr/lib/rxectl/vm/$f" "$TOP/tests/vm/$f"; done
 	# every file the bed scripts name beside themselves ($here/NAME) is shipped
 	run -0 grep -ohE '\$here/[a-z-]+' "$root"/usr/lib/rxectl/vm/*
 	for f in $(sed 's|\$here/||' <<< "$output" | sort -u); do
