@@ -162,8 +162,8 @@ static int up_now(struct rxectl *ctx, const char *netdev, const char *text)
 }
 
 /*
- * What enable and disable share before they edit: their arguments, no --json, the unit name,
- * and the config file's text and parse.  Returns -1 to go on, else the exit code.
+ * What enable and disable share before they edit: their arguments, the unit name, the JSON
+ * object's first members, and the config file's text and parse.  Returns -1 to go on, else the exit code.
  */
 static int begin_edit(struct rxectl *ctx, const char *cmd, int argc, char **argv,
 		      const char **netdev, const char **name, bool *now_, char *unit,
@@ -174,12 +174,30 @@ static int begin_edit(struct rxectl *ctx, const char *cmd, int argc, char **argv
 	ret = parse_args(cmd, ctx, argc, argv, netdev, name, now_);
 	if (ret >= 0)
 		return ret;
-	if (ctx->json)
-		return rxectl_usage_error(cmd, "%s has no JSON output; `rxectl status --json` "
-					  "shows the state afterwards.", cmd);
 	if (sdbus_rxe_unit(*netdev, unit, unit_len) < 0)
 		return log_error(RXECTL_USAGE, "netdev name '%s' is too long for a unit name.", *netdev);
+	/* --json: one object of what changed, for configuration tools (Ansible's changed_when). */
+	out_obj_begin(ctx->out, NULL);
+	out_str(ctx->out, "netdev", NULL, *netdev);
+	out_str(ctx->out, "config", NULL, ctx->config_path);
+	out_str(ctx->out, "unit", NULL, unit);
 	return load_text(ctx, lock_fd, text, conf);
+}
+
+/*
+ * The JSON members a successful enable or disable ends with: "config_changed" (rxe.conf was
+ * written), "unit_changed" (the unit was enabled or disabled; null where systemd does not run)
+ * and "changed" (either). What --now starts or stops is in "devices"/"removed", not in
+ * "changed": starting an active unit or stopping an inactive one changes nothing.
+ */
+static void edit_result(struct rxectl *ctx, bool config_changed, int unit_changed)
+{
+	out_bool(ctx->out, "config_changed", NULL, config_changed);
+	if (unit_changed < 0)
+		out_null(ctx->out, "unit_changed", NULL);
+	else
+		out_bool(ctx->out, "unit_changed", NULL, unit_changed);
+	out_bool(ctx->out, "changed", NULL, config_changed || unit_changed > 0);
 }
 
 int cmd_enable(struct rxectl *ctx, int argc, char **argv)
@@ -230,6 +248,7 @@ int cmd_enable(struct rxectl *ctx, int argc, char **argv)
 		ret = RXECTL_OK;
 		if (now_)
 			ret = up_now(ctx, netdev, changed ? edited : text);
+		edit_result(ctx, changed, -1);
 		goto out;
 	}
 	{
@@ -243,10 +262,13 @@ int cmd_enable(struct rxectl *ctx, int argc, char **argv)
 	out_text(ctx->out, units_changed ? "%s is enabled; it runs at boot and whenever %s appears.\n"
 		 : "%s was already enabled.\n", unit, netdev);
 	ret = RXECTL_OK;
-	if (!now_)
+	if (!now_) {
+		edit_result(ctx, changed, units_changed);
 		goto out;
+	}
 	if (!netdev_exists(ctx, netdev)) {
 		log_info("%s does not exist yet; its rxe device is created when it appears.", netdev);
+		edit_result(ctx, changed, units_changed);
 		goto out;
 	}
 	if (sdbus_start("rxe-monitor.service", UNIT_JOB_TIMEOUT) < 0 ||
@@ -255,6 +277,7 @@ int cmd_enable(struct rxectl *ctx, int argc, char **argv)
 		goto out;
 	}
 	out_text(ctx->out, "%s is started.\n", unit);
+	edit_result(ctx, changed, units_changed);
 out:
 	if (lock_fd >= 0)
 		close(lock_fd);
@@ -296,10 +319,13 @@ int cmd_disable(struct rxectl *ctx, int argc, char **argv)
 			goto out;
 		}
 		out_text(ctx->out, units_changed ? "%s is disabled.\n" : "%s was not enabled.\n", unit);
+		edit_result(ctx, changed, units_changed);
 		if (now_ && sdbus_stop(unit, UNIT_JOB_TIMEOUT) < 0) {
 			ret = RXECTL_FAIL;
 			goto out;
 		}
+	} else {
+		edit_result(ctx, changed, -1);
 	}
 	if (now_) {
 		/* The unit's ExecStop removed the device if the unit ran; a device made by

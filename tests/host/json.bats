@@ -65,11 +65,26 @@ json_error() {
 	[[ "$msg" == *"give the HOST to ping"* ]]
 }
 
-@test "enable, disable and monitor --json: one error document, exit 2" {
-	json_error 2 --json enable eth0
-	[[ "$msg" == *"enable has no JSON output"* ]]
-	json_error 2 --json disable lo
+@test "monitor --json: one error document, exit 2" {
 	json_error 2 --json monitor
+	[[ "$msg" == *"monitor logs what it does; it has no JSON output."* ]]
+}
+
+@test "enable and disable --json: one object saying what changed (Ansible's changed_when), and an error document on a bad option" {
+	[ -d /run/systemd/system ] && skip "systemd runs here: enable would change real units"
+	export RXECTL_CONFIG=$BATS_TEST_TMPDIR/rxe.conf
+	: > "$RXECTL_CONFIG"
+	run -0 --separate-stderr "$RXECTL" --json enable eth0
+	[ "$(jq -c 'del(.config)' <<<"$output")" = '{"netdev":"eth0","unit":"rxe@eth0.service","config_changed":true,"unit_changed":null,"changed":true}' ]
+	[ "$(jq -r .config <<<"$output")" = "$RXECTL_CONFIG" ]
+	run -0 --separate-stderr "$RXECTL" --json enable eth0
+	[ "$(jq -c '[.config_changed, .changed]' <<<"$output")" = '[false,false]' ]
+	run -0 --separate-stderr "$RXECTL" --json disable eth0
+	[ "$(jq -c '[.config_changed, .unit_changed, .changed]' <<<"$output")" = '[true,null,true]' ]
+	run -0 --separate-stderr "$RXECTL" --json disable eth0
+	[ "$(jq -c '.changed' <<<"$output")" = false ]
+	json_error 2 --json enable eth0 --bogus
+	[[ "$msg" == "unknown option '--bogus' for enable"* ]]
 }
 
 @test "an unknown command and an unknown global option after --json: one error document" {

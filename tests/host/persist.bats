@@ -244,13 +244,6 @@ no_systemd() {
 	[[ "$output" == *"monitor logs what it does; it has no JSON output."* ]]
 }
 
-@test "enable and disable have no JSON output and say where the state is" {
-	run -2 "$RXECTL" --json enable eth0
-	[[ "$output" == *"enable has no JSON output; \`rxectl status --json\` shows the state afterwards."* ]]
-	run -2 "$RXECTL" --json disable eth1
-	! grep -q eth0 "$RXECTL_CONFIG"
-	grep -q eth1 "$RXECTL_CONFIG"
-}
 
 @test "enable and disable keep [global] and mtu lines, and refuse to take [global] for a netdev" {
 	no_systemd
