@@ -27,32 +27,11 @@ setup_file() {
 	test_prog rxe_conform
 	# rxe_conform.py writes each case's number to the kernel log, unthrottled: a crash names it
 	sysctl -qw kernel.printk_devkmsg=on
-	ip netns add peer
-	ip link add veth0 type veth peer name veth1 netns peer
-	ip addr add "$SELF/24" dev veth0
-	ip link set veth0 up
-	ip -n peer addr add "$PEER/24" dev veth1
-	ip -n peer addr add "$THIRD/24" dev veth1
-	ip -n peer link set veth1 up
-	ip -n peer link set lo up
+	peer_ns_up "$SELF" "$PEER" "$THIRD"
 }
 
 teardown_file() {
-	rdma link del rxe1 2>/dev/null || true
-	ip link del veth0 2>/dev/null || true
-	ip netns del peer 2>/dev/null || true
-	rmmod rdma_rxe 2>/dev/null || true
-}
-
-# The GID index of rxe1's RoCE v2 GID for $SELF.
-self_gid() {
-	local want i
-	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${SELF//./ })
-	for i in $(seq 0 15); do
-		[ "$(cat /sys/class/infiniband/rxe1/ports/1/gids/$i 2>/dev/null)" = "$want" ] &&
-			{ echo "$i"; return; }
-	done
-	return 1
+	peer_ns_down
 }
 
 # conform DRIVER: the cases on rxe1 with that rdma_rxe, into $BATS_FILE_TMPDIR/DRIVER.json.
@@ -62,7 +41,7 @@ conform() {
 	load_driver "$1"
 	rdma link add rxe1 type rxe netdev veth0
 	run timeout $((60 + CASES * 12)) python3 "$TOOLS/rxe_conform.py" run \
-		--victim "$BATS_FILE_TMPDIR/rxe_conform" --dev rxe1 --gid "$(self_gid)" --self "$SELF" \
+		--victim "$BATS_FILE_TMPDIR/rxe_conform" --dev rxe1 --gid "$(gid_index rxe1 "$SELF")" --self "$SELF" \
 		--peer "$PEER" --third "$THIRD" --netns peer --seed "$SEED" --cases "$CASES" \
 		--out "$BATS_FILE_TMPDIR/$1.json" $([ "$1" = stock ] && echo --stock)
 	echo "$output"

@@ -19,34 +19,15 @@ PEER=198.51.100.2
 setup_file() {
 	require_guest
 	load_bundled_driver
-	ip netns add peer
-	ip link add veth0 type veth peer name veth1 netns peer
-	ip addr add "$SELF/24" dev veth0
-	ip link set veth0 up
+	peer_ns_up "$SELF" "$PEER"
 	# The spoofed packets carry our own address as source: accept them on veth0.
 	sysctl -qw net.ipv4.conf.veth0.accept_local=1 net.ipv4.conf.veth0.rp_filter=0 \
 		net.ipv4.conf.all.rp_filter=0
-	ip -n peer addr add "$PEER/24" dev veth1
-	ip -n peer link set veth1 up
-	ip -n peer link set lo up
 	rdma link add rxe1 type rxe netdev veth0
 }
 
 teardown_file() {
-	rdma link del rxe1 2>/dev/null || true
-	ip link del veth0 2>/dev/null || true
-	ip netns del peer 2>/dev/null || true
-	rmmod rdma_rxe 2>/dev/null || true
-}
-
-self_gid() {
-	local want i
-	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${SELF//./ })
-	for i in $(seq 0 15); do
-		[ "$(cat /sys/class/infiniband/rxe1/ports/1/gids/$i 2>/dev/null)" = "$want" ] &&
-			{ echo "$i"; return; }
-	done
-	return 1
+	peer_ns_down
 }
 
 counter() {
@@ -55,10 +36,10 @@ counter() {
 
 # A checked loopback pingpong on rxe1 (server and client on this guest).
 pingpong_ok() {
-	ibv_rc_pingpong -d rxe1 -g "$(self_gid)" -p 18600 -n 20 -s 65536 -c >/dev/null 2>&1 &
+	ibv_rc_pingpong -d rxe1 -g "$(gid_index rxe1 "$SELF")" -p 18600 -n 20 -s 65536 -c >/dev/null 2>&1 &
 	local s=$!
 	sleep 1
-	run -0 timeout 120 ibv_rc_pingpong -d rxe1 -g "$(self_gid)" -p 18600 -n 20 -s 65536 -c 127.0.0.1
+	run -0 timeout 120 ibv_rc_pingpong -d rxe1 -g "$(gid_index rxe1 "$SELF")" -p 18600 -n 20 -s 65536 -c 127.0.0.1
 	wait "$s"
 }
 
@@ -69,10 +50,10 @@ pingpong_ok() {
 @test "fuzz packets against a live RC QP leave the bundled driver working" {
 	local total=${RXE_FUZZ_PACKETS:-60000} per srv cli seed src start secs queued dropped q0
 	per=$((total / 4))
-	ibv_rc_pingpong -d rxe1 -g "$(self_gid)" -p 18601 -n 100000000 -s 4096 >/dev/null 2>&1 &
+	ibv_rc_pingpong -d rxe1 -g "$(gid_index rxe1 "$SELF")" -p 18601 -n 100000000 -s 4096 >/dev/null 2>&1 &
 	srv=$!
 	sleep 1
-	ibv_rc_pingpong -d rxe1 -g "$(self_gid)" -p 18601 -n 100000000 -s 4096 127.0.0.1 \
+	ibv_rc_pingpong -d rxe1 -g "$(gid_index rxe1 "$SELF")" -p 18601 -n 100000000 -s 4096 127.0.0.1 \
 		>/dev/null 2>&1 &
 	cli=$!
 	sleep 3

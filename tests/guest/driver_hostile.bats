@@ -18,33 +18,12 @@ setup_file() {
 	require_guest
 	test_prog rxe_victim
 	load_bundled_driver
-	ip netns add peer
-	ip link add veth0 type veth peer name veth1 netns peer
-	ip addr add "$SELF/24" dev veth0
-	ip link set veth0 up
-	ip -n peer addr add "$PEER/24" dev veth1
-	ip -n peer addr add "$THIRD/24" dev veth1
-	ip -n peer link set veth1 up
-	ip -n peer link set lo up
+	peer_ns_up "$SELF" "$PEER" "$THIRD"
 	rdma link add rxe1 type rxe netdev veth0
 }
 
 teardown_file() {
-	rdma link del rxe1 2>/dev/null || true
-	ip link del veth0 2>/dev/null || true
-	ip netns del peer 2>/dev/null || true
-	rmmod rdma_rxe 2>/dev/null || true
-}
-
-# The GID index of rxe1's RoCE v2 GID for $SELF.
-self_gid() {
-	local want i
-	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${SELF//./ })
-	for i in $(seq 0 15); do
-		[ "$(cat /sys/class/infiniband/rxe1/ports/1/gids/$i 2>/dev/null)" = "$want" ] &&
-			{ echo "$i"; return; }
-	done
-	return 1
+	peer_ns_down
 }
 
 # attack MODE HOSTILE_ARGS...: rxe_victim MODE against rxe_hostile.py HOSTILE_ARGS in the peer
@@ -56,7 +35,7 @@ attack() {
 	local mode=$1 d pid i vrc hrc
 	shift
 	d=$(mktemp -d "$BATS_TEST_TMPDIR/x.XXXX")
-	"$BATS_FILE_TMPDIR/rxe_victim" rxe1 "$(self_gid)" "$PEER" "$d" "$mode" > "$d/victim.out" 2>&1 &
+	"$BATS_FILE_TMPDIR/rxe_victim" rxe1 "$(gid_index rxe1 "$SELF")" "$PEER" "$d" "$mode" > "$d/victim.out" 2>&1 &
 	pid=$!
 	if [ -n "${AFTER_INFO:-}" ]; then
 		for i in $(seq 100); do [ -e "$d/victim.info" ] && break; sleep 0.1; done

@@ -104,6 +104,29 @@ teardown_bundled_rxe0() {
 	rxe0_down
 }
 
+# peer_ns_up SELF PEER [ADDR...]: veth0 with SELF/24 here, its other end veth1 in the network
+# namespace "peer" with PEER/24 and each further ADDR/24: where the hostile, fuzz and conformance
+# files send from (rdma link add rxe1 ... netdev veth0 is theirs). peer_ns_down: rxe1, veth0,
+# the namespace and rdma_rxe gone, whatever of them is there (their teardown_file).
+peer_ns_up() {
+	local self=$1 a
+	shift
+	ip netns add peer
+	ip link add veth0 type veth peer name veth1 netns peer
+	ip addr add "$self/24" dev veth0
+	ip link set veth0 up
+	for a in "$@"; do ip -n peer addr add "$a/24" dev veth1; done
+	ip -n peer link set veth1 up
+	ip -n peer link set lo up
+}
+
+peer_ns_down() {
+	rdma link del rxe1 2>/dev/null || true
+	ip link del veth0 2>/dev/null || true
+	ip netns del peer 2>/dev/null || true
+	rmmod rdma_rxe 2>/dev/null || true
+}
+
 # rxe0_counters [DEV]: all counters of DEV's (default rxe0) port 1 as one JSON object
 # (driver_counters, driver_place); counter_delta BEFORE AFTER NAME: how much NAME moved between
 # two of them.
